@@ -1,0 +1,55 @@
+// Exact-erf GELU (Eigen's vectorised erf) and the residual add.
+#include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
+#include <algorithm>
+
+#include "backend/ops.h"
+
+namespace bb::ops {
+
+namespace {
+constexpr int64_t kChunk = 4096;
+template <typename T>
+using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
+}  // namespace
+
+template <typename T>
+void gelu_forward(T* out, const T* x, int64_t n) {
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int64_t k = 0; k < chunks; ++k) {
+    const int64_t s = k * kChunk, len = std::min(kChunk, n - s);
+    Eigen::Map<const Arr<T>> xi(x + s, len);
+    Eigen::Map<Arr<T>> o(out + s, len);
+    o = T(0.5) * xi * (T(1) + (xi * T(M_SQRT1_2)).erf());
+  }
+}
+
+template <typename T>
+void gelu_backward(T* dx, const T* dout, const T* x, int64_t n) {
+  // d/dx gelu = (1 + erf(x/sqrt2))/2 + x exp(-x^2/2) / sqrt(2 pi)
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int64_t k = 0; k < chunks; ++k) {
+    const int64_t s = k * kChunk, len = std::min(kChunk, n - s);
+    Eigen::Map<const Arr<T>> xi(x + s, len), d(dout + s, len);
+    Eigen::Map<Arr<T>> o(dx + s, len);
+    o = d * (T(0.5) * (T(1) + (xi * T(M_SQRT1_2)).erf()) +
+             xi * (T(-0.5) * xi.square()).exp() * T(0.3989422804014327));
+  }
+}
+
+template <typename T>
+void add_inplace(T* y, const T* x, int64_t n) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int64_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+template void gelu_forward<float>(float*, const float*, int64_t);
+template void gelu_forward<double>(double*, const double*, int64_t);
+template void gelu_backward<float>(float*, const float*, const float*, int64_t);
+template void gelu_backward<double>(double*, const double*, const double*, int64_t);
+template void add_inplace<float>(float*, const float*, int64_t);
+template void add_inplace<double>(double*, const double*, int64_t);
+
+}  // namespace bb::ops

@@ -1,0 +1,48 @@
+// AdamW (PyTorch's formulation) and the gradient norm for global clipping.
+#include <omp.h>
+
+#include <cmath>
+#include <vector>
+
+#include "backend/ops.h"
+
+namespace bb::ops {
+
+double sum_squares(const float* g, int64_t n) {
+  // One contiguous slice per thread, each summed in double; slices added in thread order.
+  const int T = omp_get_max_threads();
+  std::vector<double> part(T, 0.0);
+#pragma omp parallel num_threads(T)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // 8 independent chains: vectorises, fixed order
+    int64_t i = lo;
+    for (; i + 8 <= hi; i += 8)
+      for (int k = 0; k < 8; ++k) acc[k] += double(g[i + k]) * double(g[i + k]);
+    for (; i < hi; ++i) acc[0] += double(g[i]) * double(g[i]);
+    double s = 0;
+    for (double a : acc) s += a;
+    part[t] = s;
+  }
+  double total = 0;
+  for (double s : part) total += s;
+  return total;
+}
+
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s) {
+  const double bc1 = s.bias_correction ? 1.0 - std::pow(double(s.beta1), double(s.step)) : 1.0;
+  const double bc2 = s.bias_correction ? 1.0 - std::pow(double(s.beta2), double(s.step)) : 1.0;
+  const float step_size = float(s.lr / bc1);
+  const float inv_sqrt_bc2 = float(1.0 / std::sqrt(bc2));
+  const float decay = 1.0f - s.lr * s.weight_decay;
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int64_t i = 0; i < n; ++i) {
+    const float gi = g[i] * s.grad_scale;
+    m[i] = s.beta1 * m[i] + (1.0f - s.beta1) * gi;
+    v[i] = s.beta2 * v[i] + (1.0f - s.beta2) * gi * gi;
+    p[i] = p[i] * decay - step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_bc2 + s.eps);
+  }
+}
+
+}  // namespace bb::ops

@@ -1,0 +1,62 @@
+// Cross-entropy at the scored rows, and row log-softmax for probing.
+#include <algorithm>
+#include <cmath>
+
+#include "backend/ops.h"
+
+namespace bb::ops {
+
+namespace {
+template <typename T>
+T row_lse(const T* x, int V) {
+  T mx = x[0];
+  for (int v = 1; v < V; ++v) mx = std::max(mx, x[v]);
+  T sum = 0;
+  for (int v = 0; v < V; ++v) sum += std::exp(x[v] - mx);
+  return mx + std::log(sum);
+}
+}  // namespace
+
+template <typename T>
+T cross_entropy_forward(T* lse, const T* logits, const int32_t* targets, int M, int V) {
+#pragma omp parallel for schedule(static)
+  for (int m = 0; m < M; ++m) lse[m] = row_lse(logits + int64_t(m) * V, V);
+  T total = 0;
+  for (int m = 0; m < M; ++m) total += lse[m] - logits[int64_t(m) * V + targets[m]];
+  return M > 0 ? total / M : T(0);
+}
+
+template <typename T>
+void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int32_t* targets,
+                            int M, int V, T dloss) {
+  const T scale = M > 0 ? dloss / M : T(0);
+#pragma omp parallel for schedule(static)
+  for (int m = 0; m < M; ++m) {
+    const T* x = logits + int64_t(m) * V;
+    T* d = dlogits + int64_t(m) * V;
+    for (int v = 0; v < V; ++v) d[v] = std::exp(x[v] - lse[m]) * scale;
+    d[targets[m]] -= scale;
+  }
+}
+
+template <typename T>
+void log_softmax_rows(T* logp, const T* logits, int M, int V) {
+#pragma omp parallel for schedule(static)
+  for (int m = 0; m < M; ++m) {
+    const T* x = logits + int64_t(m) * V;
+    const T l = row_lse(x, V);
+    T* o = logp + int64_t(m) * V;
+    for (int v = 0; v < V; ++v) o[v] = x[v] - l;
+  }
+}
+
+template float cross_entropy_forward<float>(float*, const float*, const int32_t*, int, int);
+template double cross_entropy_forward<double>(double*, const double*, const int32_t*, int, int);
+template void cross_entropy_backward<float>(float*, const float*, const float*, const int32_t*,
+                                            int, int, float);
+template void cross_entropy_backward<double>(double*, const double*, const double*,
+                                             const int32_t*, int, int, double);
+template void log_softmax_rows<float>(float*, const float*, int, int);
+template void log_softmax_rows<double>(double*, const double*, int, int);
+
+}  // namespace bb::ops

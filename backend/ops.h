@@ -1,0 +1,137 @@
+// THE list of device ops. The encoder calls only these. Each op is a *_forward / *_backward pair
+// over row-major buffers; T is float (training, scoring) or double (finite-difference tests).
+//
+// Layout: a batch is packed, sequences back to back with no padding: N rows in all, sequence b
+// owns rows [seq_offsets[b], seq_offsets[b+1]). Padding therefore never enters a GEMM, and
+// attention only ever sees a sequence's own keys; ops that take an explicit key mask
+// (scoring_*) give masked keys weight exactly 0.
+//
+// Gradient convention (llm.c): parameter gradients accumulate (+=), activation gradients
+// overwrite (=).
+#pragma once
+#include <cstdint>
+
+namespace bb {
+
+enum class Scoring { softmax, ssa };
+
+namespace ops {
+
+// ---- GEMM (the one wrapper over cblas) ---------------------------------------------------------
+// C(M,N) = alpha * op(A) op(B) + beta * C, row-major; op(X) = X or X^T.
+template <typename T>
+void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda,
+          const T* B, int ldb, T beta, T* C, int ldc);
+
+// ---- Linear (HF nn.Linear) ---------------------------------------------------------------------
+// y(N,out) = x(N,in) W(out,in)^T + bias(out)
+template <typename T>
+void linear_forward(T* y, const T* x, const T* W, const T* bias, int N, int in, int out);
+// dx(N,in) = dy W (skipped when dx is null); dW(out,in) += dy^T x; dbias(out) += sum_n dy
+template <typename T>
+void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
+                     int out);
+
+// ---- Embedding ---------------------------------------------------------------------------------
+// out(N,C) = wte[ids[n]] + wpe[pos[n]] + wtt[0]
+template <typename T>
+void embedding_forward(T* out, const int32_t* ids, const int32_t* pos, const T* wte, const T* wpe,
+                       const T* wtt, int N, int C);
+// dwte[ids[n]] += dout[n]; dwpe[pos[n]] += dout[n]; dwtt[0] += dout[n]
+template <typename T>
+void embedding_backward(T* dwte, T* dwpe, T* dwtt, const T* dout, const int32_t* ids,
+                        const int32_t* pos, int N, int C);
+
+// ---- LayerNorm ---------------------------------------------------------------------------------
+// out(N,C) = (x - mean) * rstd * w + b; saves mean(N), rstd(N)
+template <typename T>
+void layernorm_forward(T* out, T* mean, T* rstd, const T* x, const T* w, const T* b, int N, int C,
+                       T eps);
+// dx(N,C) =; dw(C) +=; db(C) +=
+template <typename T>
+void layernorm_backward(T* dx, T* dw, T* db, const T* dout, const T* x, const T* mean,
+                        const T* rstd, const T* w, int N, int C);
+
+// ---- GELU, exact erf form: gelu(x) = x/2 (1 + erf(x/sqrt 2)) -----------------------------------
+template <typename T>
+void gelu_forward(T* out, const T* x, int64_t n);
+template <typename T>
+void gelu_backward(T* dx, const T* dout, const T* x, int64_t n);
+
+// ---- Residual add ------------------------------------------------------------------------------
+// y(n) += x(n)   (forward of a residual; backward of a fan-out)
+template <typename T>
+void add_inplace(T* y, const T* x, int64_t n);
+
+// ---- Dropout -----------------------------------------------------------------------------------
+// Element (r, c) is kept with probability 1-p, decided by Philox(key) at counter
+// (row_ids[r], c): row_ids are layout-independent ids, so any backend draws the same mask.
+// mask(N,C) = kept ? 1/(1-p) : 0; out = x * mask. p = 0 makes mask all ones.
+template <typename T>
+void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N, int C, float p,
+                     uint64_t key);
+template <typename T>
+void dropout_backward(T* dx, const T* dout, const T* mask, int64_t n);
+
+// ---- Attention scoring over rows of scores -----------------------------------------------------
+// P(R,L) = scoring(S(R,L)) row-wise over keys with key_valid[j] != 0 (null: all valid);
+// masked keys get P = 0 exactly.
+//   softmax: P_j = exp(s_j) / sum_k exp(s_k)
+//   ssa:     t_j = sign(s_j) n log1p(b |s_j|); P_j = exp(t_j) / sum_k exp(t_k)
+//            (= f(s_j) / sum f(s_k) with f(x) = (1 + b|x|)^(sign(x) n)), max of t subtracted.
+template <typename T>
+void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b,
+                     T n);
+// dS(R,L) =; for ssa also db += dL/db, dn += dL/dn (both may be null). Masked keys: dS = 0 and no
+// contribution to db, dn.
+template <typename T>
+void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
+                      const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n);
+
+// ---- Multi-head self-attention over packed sequences -------------------------------------------
+struct AttentionShape {
+  int B, H, C;              // sequences, heads, hidden (head size d = C/H)
+  const int32_t* offsets;   // (B+1) row offsets of the sequences
+  const int64_t* store_at;  // (B+1) offsets of each sequence's (H, L, L) block in att stores
+};
+// qkv(N,3C) holds [q | k | v] per row. Per (b, h): S = q k^T / sqrt(d) (L,L), P = scoring(S),
+// Pd = P * dropout mask, ctx = Pd v. Saves S (L,L per b,h; needed by ssa), P and the mask in
+// stores of store_at[B] elements. Dropout counter: ((b*H + h)*L + i, j) under key.
+// b_head, n_head: (H) ssa parameters (ignored for softmax).
+template <typename T>
+void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& shape,
+                       Scoring kind, const T* b_head, const T* n_head, float dropout_p,
+                       uint64_t key);
+// dqkv(N,3C) =; db_head, dn_head (H) += (ssa only; may be null). scratch: 2*H*B elements.
+template <typename T>
+void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scratch, const T* dctx, const T* qkv,
+                        const T* S, const T* P, const T* mask, const AttentionShape& shape,
+                        Scoring kind, const T* b_head, const T* n_head);
+
+// ---- MLM cross-entropy over M scored rows ------------------------------------------------------
+// loss = mean_m (lse(logits_m) - logits_m[target_m]); saves lse(M). Returns the mean loss.
+template <typename T>
+T cross_entropy_forward(T* lse, const T* logits, const int32_t* targets, int M, int V);
+// dlogits(M,V) = dloss * (softmax(logits_m) - onehot(target_m)) / M
+template <typename T>
+void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int32_t* targets,
+                            int M, int V, T dloss);
+// logp(M,V) = logits - lse, in place of a copy; for scoring.
+template <typename T>
+void log_softmax_rows(T* logp, const T* logits, int M, int V);
+
+// ---- Optimiser ---------------------------------------------------------------------------------
+// Sum of squares of g(n) in double, with a fixed partition per thread count (deterministic).
+double sum_squares(const float* g, int64_t n);
+struct AdamWStep {
+  float lr, beta1, beta2, eps, weight_decay, grad_scale;  // grad_scale: clipping factor
+  int64_t step;                                           // 1-based, for bias correction
+  bool bias_correction;
+};
+// PyTorch AdamW: p -= lr*wd*p; m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
+// p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps), bc = 1 - beta^step (1 without bias correction).
+// g is read as grad_scale * g.
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s);
+
+}  // namespace ops
+}  // namespace bb

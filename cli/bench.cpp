@@ -1,0 +1,108 @@
+// babyberta bench train: training throughput on synthetic AO-CHILDES-length batches, as one JSON
+// line (tokens_per_s counts non-pad tokens; gflops counts the model's useful FLOPs).
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+
+#include "cli/commands.h"
+#include "common/threads.h"
+#include "corpora/synthetic.h"
+#include "encoder/trainer.h"
+
+namespace bb::cli {
+
+namespace {
+
+// Training FLOPs of one batch: 3x the forward's matrix products (forward + two backward GEMMs).
+double train_flops(const Config& c, const Batch& b) {
+  const double C = c.hidden, F = c.ffn, V = c.vocab_size, N = b.num_tokens(), M = b.num_rows();
+  double att = 0;
+  for (int s = 0; s < b.num_seqs(); ++s) {
+    const double L = b.offsets[s + 1] - b.offsets[s];
+    att += 4.0 * L * L * C;  // q k^T and P v
+  }
+  const double per_layer = 2.0 * N * (4 * C * C + 2 * C * F) + att;
+  const double head = 2.0 * M * (C * C + C * V);
+  return 3.0 * (c.layers * per_layer + head);
+}
+
+struct BenchArgs {
+  std::string what, preset = "babyberta", attention = "softmax";
+  int threads = 1, batch = 16;
+  double seconds = 10;
+};
+
+void bench_train(const BenchArgs& a) {
+  set_threads(a.threads);
+  Config c = preset(a.preset);
+  c.scoring = parse_scoring(a.attention);
+  const MaskingOptions masking{.vocab_size = c.vocab_size};
+  const int pool = 64;  // batches made before timing starts
+  std::vector<Batch> batches(pool);
+  int max_tokens = 0, max_rows = 0;
+  for (int i = 0; i < pool; ++i) {
+    synthetic_batch(7, i, a.batch, masking, c.max_tokens(), batches[i]);
+    max_tokens = std::max(max_tokens, batches[i].num_tokens());
+    max_rows = std::max(max_rows, batches[i].num_rows());
+  }
+  const Capacity cap{a.batch, max_tokens, c.max_tokens(), max_rows};
+  TrainOptions opts;
+  opts.steps = int64_t(1) << 40;
+  opts.optim.warmup_steps = 10;
+  Trainer trainer(c, cap, opts, [&](uint64_t, int64_t step, Batch& out) {
+    out = batches[step % pool];  // copy into capacity the batch already holds
+  });
+  int64_t steps = 0, tokens = 0;
+  double flops = 0;
+  auto on_step = [&](const StepLog& s) {
+    tokens += s.tokens;
+    flops += train_flops(c, batches[(s.step - 1) % pool]);
+    ++steps;
+  };
+  for (int i = 0; i < 3; ++i) {  // warm-up: first touches of every buffer
+    trainer.run_steps(1, {});
+  }
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  double elapsed = 0;
+  while (elapsed < a.seconds) {
+    trainer.run_steps(1, on_step);
+    elapsed = std::chrono::duration<double>(clock::now() - t0).count();
+  }
+  double len = 0;
+  for (const Batch& b : batches) len += double(b.num_tokens()) / b.num_seqs();
+  const nlohmann::json out{{"bench", "train"},
+                           {"preset", a.preset},
+                           {"attention", a.attention},
+                           {"device", "cpu"},
+                           {"threads", a.threads},
+                           {"batch", a.batch},
+                           {"steps", steps},
+                           {"seconds", elapsed},
+                           {"tokens_per_s", tokens / elapsed},
+                           {"steps_per_s", steps / elapsed},
+                           {"gflops", flops / elapsed * 1e-9},
+                           {"mean_len", len / pool}};
+  fmt::print("{}\n", out.dump());
+}
+
+}  // namespace
+
+void add_bench(CLI::App& app) {
+  auto* cmd = app.add_subcommand("bench", "Measure throughput (prints one JSON line)");
+  auto a = std::make_shared<BenchArgs>();
+  cmd->add_option("what", a->what, "What to measure: train")
+      ->required()
+      ->check(CLI::IsMember({"train"}));
+  cmd->add_option("--preset", a->preset, "Model preset: babyberta, small, tiny")
+      ->capture_default_str();
+  cmd->add_option("--attention", a->attention, "Attention scoring: softmax or ssa")
+      ->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--batch", a->batch, "Utterances per batch")->capture_default_str();
+  cmd->add_option("--seconds", a->seconds, "Measured time after warm-up")->capture_default_str();
+  cmd->callback([a] { bench_train(*a); });
+}
+
+}  // namespace bb::cli

@@ -1,0 +1,38 @@
+// babyberta info --model DIR: configuration, parameter count, training step, SSA's b and n.
+#include <fmt/core.h>
+
+#include "cli/commands.h"
+#include "common/threads.h"
+#include "encoder/checkpoint.h"
+
+namespace bb::cli {
+
+void add_info(CLI::App& app) {
+  auto* cmd = app.add_subcommand("info", "Describe a model directory");
+  auto dir = std::make_shared<std::string>();
+  cmd->add_option("--model", *dir, "Model directory (holds config.json, model.safetensors)")
+      ->required();
+  cmd->callback([dir] {
+    set_threads(1);
+    const Config c = read_config(std::filesystem::path(*dir) / "config.json");
+    Capacity cap{1, 1, 1, 1};
+    Model<float> model(c, cap);
+    load_model_weights(*dir, model);
+    fmt::print("model      {}\n", *dir);
+    fmt::print("attention  {}\n", c.label());
+    fmt::print("shape      {} layers, {} heads, hidden {}, ffn {}, vocab {}, max {} tokens\n",
+               c.layers, c.heads, c.hidden, c.ffn, c.vocab_size, c.max_tokens());
+    fmt::print("parameters {}\n", model.layout().total);
+    if (auto last = latest_checkpoint(*dir)) fmt::print("checkpoint {}\n", last->string());
+    if (c.scoring == Scoring::ssa)
+      for (int l = 0; l < c.layers; ++l) {
+        fmt::print("layer {}  b:", l);
+        for (int h = 0; h < c.heads; ++h) fmt::print(" {:.4f}", model.ssa_b(l, h));
+        fmt::print("   n:");
+        for (int h = 0; h < c.heads; ++h) fmt::print(" {:.4f}", model.ssa_n(l, h));
+        fmt::print("\n");
+      }
+  });
+}
+
+}  // namespace bb::cli

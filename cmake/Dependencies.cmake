@@ -1,0 +1,20 @@
+# Finds the Debian packages that scripts/install-deps.sh installs. OpenBLAS is taken from its
+# OpenMP build (libopenblas-openmp-dev), so BLAS and our OpenMP loops share one thread pool.
+find_package(OpenMP REQUIRED)
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 REQUIRED)
+
+find_library(BB_OPENBLAS_LIBRARY openblas
+  PATHS /usr/lib/x86_64-linux-gnu/openblas-openmp /usr/lib/aarch64-linux-gnu/openblas-openmp
+  NO_DEFAULT_PATH)
+find_path(BB_OPENBLAS_INCLUDE cblas.h
+  PATHS /usr/include/x86_64-linux-gnu/openblas-openmp /usr/include/aarch64-linux-gnu/openblas-openmp
+  NO_DEFAULT_PATH)
+if(NOT BB_OPENBLAS_LIBRARY OR NOT BB_OPENBLAS_INCLUDE)
+  message(FATAL_ERROR "OpenBLAS (OpenMP build) not found: run scripts/install-deps.sh")
+endif()
+add_library(bb::openblas INTERFACE IMPORTED)
+target_link_libraries(bb::openblas INTERFACE ${BB_OPENBLAS_LIBRARY})
+target_include_directories(bb::openblas INTERFACE ${BB_OPENBLAS_INCLUDE})

@@ -1,0 +1,22 @@
+#include "common/threads.h"
+
+#include <cblas.h>
+#include <omp.h>
+#include <xmmintrin.h>
+
+namespace bb {
+
+static void enable_flush_to_zero() { _mm_setcsr(_mm_getcsr() | 0x8040); }  // FTZ | DAZ
+
+void set_threads(int n) {
+  if (n <= 0) n = omp_get_num_procs();
+  omp_set_num_threads(n);
+  openblas_set_num_threads(n);
+  enable_flush_to_zero();
+#pragma omp parallel num_threads(n)
+  enable_flush_to_zero();
+}
+
+int num_threads() { return omp_get_max_threads(); }
+
+}  // namespace bb

@@ -1,0 +1,17 @@
+// Synthetic training batches for benchmarks and tests: random token ids, utterance lengths drawn
+// from AO-CHILDES's distribution (word counts of aochildes_merged.txt, utterances of >= 3 words;
+// tokens = words + words/8 sub-word splits + <s>, </s>, mean about 9.2), BabyBERTa masking.
+// A pure function of (seed, step).
+#pragma once
+#include <cstdint>
+
+#include "corpora/masking.h"
+#include "encoder/batch.h"
+
+namespace bb {
+
+void synthetic_batch(uint64_t seed, int64_t step, int batch_size, const MaskingOptions& masking,
+                     int max_len, Batch& out);
+double synthetic_mean_length(int max_len);
+
+}  // namespace bb

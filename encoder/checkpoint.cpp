@@ -1,0 +1,157 @@
+#include "encoder/checkpoint.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/safetensors.h"
+
+namespace bb {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// HF name of a layout tensor: SSA raw values are exported as effective b, n.
+std::string hf_name(const ParamTensor& t) {
+  if (t.kind == ParamKind::ssa_b) return t.name.substr(0, t.name.size() - 4) + "b";    // _beta
+  if (t.kind == ParamKind::ssa_n) return t.name.substr(0, t.name.size() - 2) + "n";    // _nu
+  return t.name;
+}
+
+const std::set<std::string> kIgnorable = {"lm_head.decoder.weight", "lm_head.decoder.bias",
+                                          "roberta.embeddings.position_ids",
+                                          "roberta.embeddings.token_type_ids"};
+
+void write_model_files(const fs::path& dir, const Model<float>& model) {
+  const ParamLayout& layout = model.layout();
+  std::vector<float> effective(model.params.begin(), model.params.end());  // raw SSA values become b = e^beta, n = 1 + e^nu
+  std::vector<TensorRef> refs;
+  for (const ParamTensor& t : layout.tensors) {
+    float* p = effective.data() + t.offset;
+    for (int64_t i = 0; i < t.size && t.kind == ParamKind::ssa_b; ++i) p[i] = std::exp(p[i]);
+    for (int64_t i = 0; i < t.size && t.kind == ParamKind::ssa_n; ++i) p[i] = 1 + std::exp(p[i]);
+    refs.push_back({hf_name(t), t.shape, p});
+  }
+  write_safetensors(dir / "model.safetensors", refs);
+  write_config(dir / "config.json", model.config());
+}
+
+}  // namespace
+
+void save_model(const fs::path& dir, const Model<float>& model) {
+  fs::create_directories(dir);
+  write_model_files(dir, model);
+}
+
+void load_model_weights(const fs::path& dir, Model<float>& model) {
+  const auto file = SafetensorsFile::read(dir / "model.safetensors");
+  const ParamLayout& layout = model.layout();
+  std::set<std::string> expected;
+  for (const ParamTensor& t : layout.tensors) {
+    const std::string name = hf_name(t);
+    expected.insert(name);
+    const std::vector<float> data = file.expect(name, t.shape).to_f32();
+    float* p = model.params.data() + t.offset;
+    for (int64_t i = 0; i < t.size; ++i) {
+      const float x = data[i];
+      BB_CHECK(std::isfinite(x), "{}: tensor {} holds a non-finite value at index {}",
+               file.path.string(), name, i);
+      if (t.kind == ParamKind::ssa_b) {
+        BB_CHECK(x > 0, "{}: tensor {} holds b = {} (expected > 0)", file.path.string(), name, x);
+        p[i] = std::log(x);
+      } else if (t.kind == ParamKind::ssa_n) {
+        BB_CHECK(x > 1, "{}: tensor {} holds n = {} (expected > 1)", file.path.string(), name, x);
+        p[i] = std::log(x - 1);
+      } else {
+        p[i] = x;
+      }
+    }
+  }
+  for (const auto& [name, t] : file.tensors)
+    BB_CHECK(expected.count(name) || kIgnorable.count(name),
+             "{}: unexpected tensor {} (does config.json match this model?)", file.path.string(),
+             name);
+}
+
+fs::path save_checkpoint(const fs::path& dir, const Model<float>& model, const AdamW& opt,
+                         const TrainerState& state) {
+  const fs::path root = dir / "checkpoints";
+  fs::create_directories(root);
+  const fs::path final_dir = root / ("step-" + std::to_string(state.step));
+  const fs::path tmp = root / (".step-" + std::to_string(state.step) + ".tmp." +
+                               std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  write_model_files(tmp, model);
+  const int64_t n = model.layout().total;
+  write_safetensors(tmp / "state.safetensors", {{"params", {n}, model.params.data()},
+                                                {"adam_m", {n}, opt.m.data()},
+                                                {"adam_v", {n}, opt.v.data()}});
+  const json ts{{"step", state.step},
+                {"seed", state.seed},
+                {"adam_step", opt.step},
+                {"num_parameters", n},
+                {"data", state.data},
+                {"babyberta_format_version", kFormatVersion}};
+  write_file_atomic(tmp / "trainer_state.json", ts.dump(2) + "\n");
+  replace_directory(tmp, final_dir);
+  write_model_files(dir, model);  // the top level always holds the latest model
+  return final_dir;
+}
+
+std::optional<fs::path> latest_checkpoint(const fs::path& dir) {
+  const fs::path root = dir / "checkpoints";
+  if (!fs::is_directory(root)) return std::nullopt;
+  std::optional<fs::path> best;
+  int64_t best_step = -1;
+  static const std::regex re("step-([0-9]+)");
+  for (const auto& e : fs::directory_iterator(root)) {
+    std::smatch m;
+    const std::string name = e.path().filename().string();
+    if (!e.is_directory() || !std::regex_match(name, m, re)) continue;
+    const int64_t step = std::stoll(m[1]);
+    if (step > best_step) best_step = step, best = e.path();
+  }
+  return best;
+}
+
+TrainerState load_checkpoint(const fs::path& step_dir, Model<float>& model, AdamW& opt) {
+  const fs::path ts_path = step_dir / "trainer_state.json";
+  json ts;
+  try {
+    ts = json::parse(read_file(ts_path));
+  } catch (const json::exception& e) {
+    fail("{}: not valid JSON ({})", ts_path.string(), e.what());
+  }
+  for (const char* key : {"step", "seed", "adam_step", "num_parameters"})
+    BB_CHECK(ts.contains(key) && ts[key].is_number_integer(), "{}: missing integer key '{}'",
+             ts_path.string(), key);
+  const int64_t n = model.layout().total;
+  BB_CHECK(ts["num_parameters"].get<int64_t>() == n,
+           "{}: checkpoint has {} parameters, this model has {}", ts_path.string(),
+           ts["num_parameters"].get<int64_t>(), n);
+  const auto state = SafetensorsFile::read(step_dir / "state.safetensors");
+  const auto params = state.expect("params", {n}).to_f32();
+  const auto m = state.expect("adam_m", {n}).to_f32();
+  const auto v = state.expect("adam_v", {n}).to_f32();
+  for (int64_t i = 0; i < n; ++i)
+    BB_CHECK(std::isfinite(params[i]) && std::isfinite(m[i]) && std::isfinite(v[i]),
+             "{}: non-finite value at index {}", state.path.string(), i);
+  model.params.assign(params.begin(), params.end());
+  opt.m.assign(m.begin(), m.end());
+  opt.v.assign(v.begin(), v.end());
+  opt.step = ts["adam_step"].get<int64_t>();
+  TrainerState out;
+  out.step = ts["step"].get<int64_t>();
+  out.seed = ts["seed"].get<uint64_t>();
+  if (ts.contains("data")) out.data = ts["data"];
+  return out;
+}
+
+}  // namespace bb

@@ -1,0 +1,39 @@
+// Checkpoint directories (see DESIGN.md):
+//   DIR/config.json, DIR/model.safetensors  — the latest model, HF names, SSA as effective b, n
+//   DIR/checkpoints/step-N/                  — complete resumable state: config.json,
+//       model.safetensors, state.safetensors (raw parameters, Adam moments), trainer_state.json
+// Every file is written to a temporary name and renamed; step directories are built under a
+// temporary name and renamed into place, so a crash leaves the previous checkpoint intact.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+
+#include "encoder/model.h"
+#include "encoder/optimizer.h"
+
+namespace bb {
+
+// Writes config.json and model.safetensors into dir (created if needed).
+void save_model(const std::filesystem::path& dir, const Model<float>& model);
+// Loads model.safetensors from dir into a model built from dir/config.json. Validates every name,
+// shape and dtype; the tied decoder weight may be present or absent.
+void load_model_weights(const std::filesystem::path& dir, Model<float>& model);
+
+struct TrainerState {
+  int64_t step = 0;   // updates done
+  uint64_t seed = 0;  // data order, masks and dropout are functions of (seed, step)
+  nlohmann::json data = nlohmann::json::object();  // data position, recorded by the data source
+};
+
+// Writes DIR/checkpoints/step-N and refreshes the top-level model files.
+std::filesystem::path save_checkpoint(const std::filesystem::path& dir, const Model<float>& model,
+                                      const AdamW& opt, const TrainerState& state);
+// The step directory with the highest N, if any.
+std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& dir);
+// Restores raw parameters, Adam moments and the trainer state from a step directory.
+TrainerState load_checkpoint(const std::filesystem::path& step_dir, Model<float>& model,
+                             AdamW& opt);
+
+}  // namespace bb

@@ -1,0 +1,53 @@
+// Model configuration: HF RobertaConfig fields plus the attention scoring function and its
+// settings. Presets: babyberta (the paper's), small and tiny (tests, demos).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "backend/ops.h"
+
+namespace bb {
+
+struct SsaSettings {
+  double b_init = 1.0;  // b = exp(beta) > 0
+  double n_init = 1.5;  // n = 1 + exp(nu) > 1
+  bool freeze_b = false;
+  bool freeze_n = false;  // SSA-1.5 / SSA-2 of the paper freeze n
+};
+
+struct Config {
+  int vocab_size = 8192;
+  int hidden = 256;
+  int layers = 8;
+  int heads = 8;
+  int ffn = 1024;
+  int max_positions = 130;  // 128 tokens; position ids start at pad_id + 1
+  double layer_norm_eps = 1e-5;
+  double hidden_dropout = 0.1;
+  double attention_dropout = 0.1;
+  double init_std = 0.02;  // truncated normal at +-2 std
+  int mask_id = 0, pad_id = 1, unk_id = 2, bos_id = 3, eos_id = 4;
+  Scoring scoring = Scoring::softmax;
+  SsaSettings ssa;
+  nlohmann::json tokenizer = nlohmann::json::object();  // normalisation settings (tokenizer/)
+
+  int max_tokens() const { return max_positions - pad_id - 1; }
+  int head_dim() const { return hidden / heads; }
+  std::string label() const;  // "softmax", "ssa", "ssa(n=2 frozen)", ...
+  void validate(const std::string& where) const;
+};
+
+Config preset(const std::string& name);  // babyberta | small | tiny
+Scoring parse_scoring(const std::string& s);
+std::string scoring_name(Scoring s);
+
+nlohmann::json to_json(const Config& c);
+Config config_from_json(const nlohmann::json& j, const std::string& where);
+Config read_config(const std::filesystem::path& path);
+void write_config(const std::filesystem::path& path, const Config& c);
+
+inline constexpr int kFormatVersion = 1;
+
+}  // namespace bb

@@ -1,0 +1,303 @@
+#include "encoder/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "backend/ops.h"
+#include "common/error.h"
+#include "common/philox.h"
+
+namespace bb {
+
+namespace {
+// Per-layer activation sizes in the arena, in elements.
+struct LayerSizes {
+  int64_t NC, N3C, NF, N, att;
+  int64_t total() const { return 8 * NC + N3C + 2 * NF + 4 * N + 3 * att; }
+};
+}  // namespace
+
+template <typename T>
+Model<T>::Model(const Config& config, const Capacity& cap)
+    : cfg_(config), layout_(config), cap_(cap) {
+  cfg_.validate("model config");
+  BB_CHECK(cap.max_len <= cfg_.max_tokens(), "capacity: max_len {} exceeds the model's {} tokens",
+           cap.max_len, cfg_.max_tokens());
+  const int64_t C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
+  N_cap_ = cap.max_tokens;
+  att_cap_ = H * std::min(int64_t(cap.max_seqs) * cap.max_len * cap.max_len,
+                          int64_t(cap.max_len) * cap.max_tokens);
+  const LayerSizes s{N_cap_ * C, N_cap_ * 3 * C, N_cap_ * F, N_cap_, att_cap_};
+  params.assign(layout_.total, T(0));
+  grads.assign(layout_.total, T(0));
+  arena_.assign(s.total() * cfg_.layers + (cfg_.layers + 1) * s.NC, T(0));
+  for (auto* v : {&emb_sum_, &emb_mask_, &dA_, &dB_, &t1_, &t2_, &t3_}) v->assign(s.NC, T(0));
+  emb_mean_.assign(N_cap_, T(0));
+  emb_rstd_.assign(N_cap_, T(0));
+  const int64_t MC = int64_t(cap.max_rows) * C;
+  for (auto* v : {&hx_, &hd_, &hg_, &hl_, &dh1_, &dh2_}) v->assign(MC, T(0));
+  h_mean_.assign(cap.max_rows, T(0));
+  h_rstd_.assign(cap.max_rows, T(0));
+  logits_.assign(int64_t(cap.max_rows) * V, T(0));
+  dlogits_.assign(int64_t(cap.max_rows) * V, T(0));
+  lse_.assign(cap.max_rows, T(0));
+  f1g_.assign(s.NF, T(0));
+  dqkv_.assign(s.N3C, T(0));
+  att_scratch_.assign(2 * H * cap.max_seqs, T(0));
+  dbn_.assign(2 * H, T(0));
+  ssa_b_.assign(cfg_.layers * H, T(0));
+  ssa_n_.assign(cfg_.layers * H, T(0));
+  pos_.assign(N_cap_, 0);
+  row_ids_.assign(N_cap_, 0);
+  store_at_.assign(cap.max_seqs + 1, 0);
+}
+
+template <typename T>
+typename Model<T>::LayerActs Model<T>::acts(int l) {
+  const int64_t C = cfg_.hidden, F = cfg_.ffn;
+  const LayerSizes s{N_cap_ * C, N_cap_ * 3 * C, N_cap_ * F, N_cap_, att_cap_};
+  T* p = arena_.data() + (cfg_.layers + 1) * s.NC + l * s.total();
+  LayerActs a{};
+  a.x = arena_.data() + l * s.NC;
+  auto take = [&p](int64_t n) {
+    T* r = p;
+    p += n;
+    return r;
+  };
+  a.qkv = take(s.N3C);
+  a.S = take(s.att);
+  a.P = take(s.att);
+  a.Pmask = take(s.att);
+  a.ctx = take(s.NC);
+  a.ao_mask = take(s.NC);
+  a.res1 = take(s.NC);
+  a.ln1_mean = take(s.N);
+  a.ln1_rstd = take(s.N);
+  a.h1 = take(s.NC);
+  a.f1 = take(s.NF);
+  a.g = take(s.NF);
+  a.fo_mask = take(s.NC);
+  a.res2 = take(s.NC);
+  a.ln2_mean = take(s.N);
+  a.ln2_rstd = take(s.N);
+  return a;
+}
+
+template <typename T>
+T* Model<T>::x_out(int l) {
+  return arena_.data() + int64_t(l + 1) * N_cap_ * cfg_.hidden;
+}
+
+template <typename T>
+uint64_t Model<T>::dropout_key(const StepContext& ctx, int site) const {
+  return stream_key(ctx.seed, (uint64_t(ctx.step) << 16) | uint64_t(site));
+}
+
+template <typename T>
+void Model<T>::init_weights(uint64_t seed) {
+  // Truncated normal (resampled beyond 2 std) from Philox keyed by (seed, tensor index).
+  for (size_t k = 0; k < layout_.tensors.size(); ++k) {
+    const ParamTensor& t = layout_.tensors[k];
+    T* p = params.data() + t.offset;
+    const Philox rng{stream_key(seed, 1000 + k)};
+    switch (t.kind) {
+      case ParamKind::matrix:
+        for (int64_t i = 0; i < t.size; ++i) {
+          double z = rng.normal(0, uint64_t(i));
+          for (uint64_t retry = 1; std::abs(z) > 2.0; ++retry) z = rng.normal(retry, uint64_t(i));
+          p[i] = T(z * cfg_.init_std);
+        }
+        break;
+      case ParamKind::bias: std::fill(p, p + t.size, T(0)); break;
+      case ParamKind::norm: std::fill(p, p + t.size, T(1)); break;
+      case ParamKind::ssa_b: std::fill(p, p + t.size, T(std::log(cfg_.ssa.b_init))); break;
+      case ParamKind::ssa_n: std::fill(p, p + t.size, T(std::log(cfg_.ssa.n_init - 1))); break;
+    }
+  }
+  // The padding rows of the word and position embeddings are zero, as HF initialises them.
+  ParamViews<T> pv(layout_, cfg_, params.data());
+  const int C = cfg_.hidden;
+  std::fill(pv.wte + int64_t(cfg_.pad_id) * C, pv.wte + int64_t(cfg_.pad_id + 1) * C, T(0));
+  std::fill(pv.wpe + int64_t(cfg_.pad_id) * C, pv.wpe + int64_t(cfg_.pad_id + 1) * C, T(0));
+}
+
+template <typename T>
+void Model<T>::zero_grads() {
+  std::fill(grads.begin(), grads.end(), T(0));
+}
+
+template <typename T>
+T Model<T>::ssa_b(int l, int h) const {
+  ParamViews<T> pv(layout_, cfg_, const_cast<T*>(params.data()));
+  return std::exp(pv.layers[l].ssa_beta[h]);
+}
+
+template <typename T>
+T Model<T>::ssa_n(int l, int h) const {
+  ParamViews<T> pv(layout_, cfg_, const_cast<T*>(params.data()));
+  return T(1) + std::exp(pv.layers[l].ssa_nu[h]);
+}
+
+template <typename T>
+T Model<T>::forward(const Batch& batch, const StepContext& sc) {
+  const int B = batch.num_seqs(), N = batch.num_tokens(), M = batch.num_rows();
+  const int C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
+  BB_CHECK(B >= 1 && batch.offsets.front() == 0 && batch.offsets.back() == N,
+           "batch: offsets must run from 0 to the {} tokens", N);
+  BB_CHECK(B <= cap_.max_seqs && N <= cap_.max_tokens && M <= cap_.max_rows,
+           "batch of {} sequences, {} tokens, {} scored rows exceeds capacity ({}, {}, {})", B, N,
+           M, cap_.max_seqs, cap_.max_tokens, cap_.max_rows);
+  BB_CHECK(batch.labels.empty() || batch.labels.size() == batch.rows.size(),
+           "batch: {} labels for {} scored rows", batch.labels.size(), batch.rows.size());
+  store_at_[0] = 0;
+  for (int b = 0; b < B; ++b) {
+    const int off = batch.offsets[b], L = batch.offsets[b + 1] - off;
+    BB_CHECK(L >= 0 && L <= cap_.max_len, "batch: sequence {} has length {} (max {})", b, L,
+             cap_.max_len);
+    for (int t = 0; t < L; ++t) {
+      pos_[off + t] = cfg_.pad_id + 1 + t;
+      row_ids_[off + t] = (int64_t(b) << 16) | t;
+    }
+    store_at_[b + 1] = store_at_[b] + int64_t(H) * L * L;
+  }
+  for (int n = 0; n < N; ++n)
+    BB_CHECK(batch.ids[n] >= 0 && batch.ids[n] < V, "batch: token id {} outside vocabulary of {}",
+             batch.ids[n], V);
+  for (int m = 0; m < M; ++m) {
+    BB_CHECK(batch.rows[m] >= 0 && batch.rows[m] < N, "batch: scored row {} outside the batch",
+             batch.rows[m]);
+    if (!batch.labels.empty())
+      BB_CHECK(batch.labels[m] >= 0 && batch.labels[m] < V, "batch: label {} outside vocabulary",
+               batch.labels[m]);
+  }
+  batch_ = &batch;
+  has_loss_ = !batch.labels.empty();
+  const float p_hidden = sc.train ? float(cfg_.hidden_dropout) : 0.f;
+  const float p_att = sc.train ? float(cfg_.attention_dropout) : 0.f;
+  ParamViews<T> pv(layout_, cfg_, params.data());
+
+  // Embeddings: word + position + type 0 -> LayerNorm -> dropout
+  ops::embedding_forward<T>(emb_sum_.data(), batch.ids.data(), pos_.data(), pv.wte, pv.wpe, pv.wtt,
+                            N, C);
+  ops::layernorm_forward<T>(t1_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
+                            pv.emb_ln_w, pv.emb_ln_b, N, C, T(cfg_.layer_norm_eps));
+  ops::dropout_forward<T>(acts(0).x, emb_mask_.data(), t1_.data(), row_ids_.data(), N, C,
+                          p_hidden, dropout_key(sc, 0));
+
+  const ops::AttentionShape shape{B, H, C, batch.offsets.data(), store_at_.data()};
+  for (int l = 0; l < cfg_.layers; ++l) {
+    const LayerActs a = acts(l);
+    const auto& w = pv.layers[l];
+    T* bh = ssa_b_.data() + l * H;
+    T* nh = ssa_n_.data() + l * H;
+    if (cfg_.scoring == Scoring::ssa)
+      for (int h = 0; h < H; ++h) {
+        bh[h] = std::exp(w.ssa_beta[h]);
+        nh[h] = T(1) + std::exp(w.ssa_nu[h]);
+      }
+    // Self-attention: fused QKV, scores, scoring, context; dense -> dropout -> + x -> LayerNorm
+    ops::linear_forward<T>(a.qkv, a.x, w.qkv_w, w.qkv_b, N, C, 3 * C);
+    ops::attention_forward<T>(a.ctx, a.S, a.P, a.Pmask, a.qkv, shape, cfg_.scoring, bh, nh, p_att,
+                              dropout_key(sc, 1 + 3 * l));
+    ops::linear_forward<T>(t1_.data(), a.ctx, w.attn_out_w, w.attn_out_b, N, C, C);
+    ops::dropout_forward<T>(a.res1, a.ao_mask, t1_.data(), row_ids_.data(), N, C, p_hidden,
+                            dropout_key(sc, 2 + 3 * l));
+    ops::add_inplace<T>(a.res1, a.x, int64_t(N) * C);
+    ops::layernorm_forward<T>(a.h1, a.ln1_mean, a.ln1_rstd, a.res1, w.ln1_w, w.ln1_b, N, C,
+                              T(cfg_.layer_norm_eps));
+    // Feed-forward: dense -> GELU -> dense -> dropout -> + h1 -> LayerNorm
+    ops::linear_forward<T>(a.f1, a.h1, w.ffn_in_w, w.ffn_in_b, N, C, F);
+    ops::gelu_forward<T>(a.g, a.f1, int64_t(N) * F);
+    ops::linear_forward<T>(t1_.data(), a.g, w.ffn_out_w, w.ffn_out_b, N, F, C);
+    ops::dropout_forward<T>(a.res2, a.fo_mask, t1_.data(), row_ids_.data(), N, C, p_hidden,
+                            dropout_key(sc, 3 + 3 * l));
+    ops::add_inplace<T>(a.res2, a.h1, int64_t(N) * C);
+    ops::layernorm_forward<T>(x_out(l), a.ln2_mean, a.ln2_rstd, a.res2, w.ln2_w, w.ln2_b, N, C,
+                              T(cfg_.layer_norm_eps));
+  }
+
+  // LM head at the scored rows only: dense -> GELU -> LayerNorm -> decoder (tied) + bias
+  const T* xl = x_out(cfg_.layers - 1);
+  for (int m = 0; m < M; ++m)
+    std::memcpy(hx_.data() + int64_t(m) * C, xl + int64_t(batch.rows[m]) * C, sizeof(T) * C);
+  ops::linear_forward<T>(hd_.data(), hx_.data(), pv.head_dense_w, pv.head_dense_b, M, C, C);
+  ops::gelu_forward<T>(hg_.data(), hd_.data(), int64_t(M) * C);
+  ops::layernorm_forward<T>(hl_.data(), h_mean_.data(), h_rstd_.data(), hg_.data(), pv.head_ln_w,
+                            pv.head_ln_b, M, C, T(cfg_.layer_norm_eps));
+  ops::linear_forward<T>(logits_.data(), hl_.data(), pv.wte, pv.head_bias, M, C, V);
+  if (!has_loss_) return T(0);
+  return ops::cross_entropy_forward<T>(lse_.data(), logits_.data(), batch.labels.data(), M, V);
+}
+
+template <typename T>
+void Model<T>::backward() {
+  BB_CHECK(batch_ && has_loss_, "backward() needs a forward() with labels first");
+  const Batch& batch = *batch_;
+  const int B = batch.num_seqs(), N = batch.num_tokens(), M = batch.num_rows();
+  const int C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
+  ParamViews<T> pv(layout_, cfg_, params.data());
+  ParamViews<T> gv(layout_, cfg_, grads.data());
+
+  // Head
+  ops::cross_entropy_backward<T>(dlogits_.data(), logits_.data(), lse_.data(), batch.labels.data(),
+                                 M, V, T(1));
+  ops::linear_backward<T>(dh1_.data(), gv.wte, gv.head_bias, dlogits_.data(), hl_.data(), pv.wte,
+                          M, C, V);
+  ops::layernorm_backward<T>(dh2_.data(), gv.head_ln_w, gv.head_ln_b, dh1_.data(), hg_.data(),
+                             h_mean_.data(), h_rstd_.data(), pv.head_ln_w, M, C);
+  ops::gelu_backward<T>(dh2_.data(), dh2_.data(), hd_.data(), int64_t(M) * C);
+  ops::linear_backward<T>(dh1_.data(), gv.head_dense_w, gv.head_dense_b, dh2_.data(), hx_.data(),
+                          pv.head_dense_w, M, C, C);
+  T* dx = dA_.data();  // gradient w.r.t. the current layer's output (N, C)
+  T* dx_in = dB_.data();
+  std::fill(dx, dx + int64_t(N) * C, T(0));
+  for (int m = 0; m < M; ++m)
+    ops::add_inplace<T>(dx + int64_t(batch.rows[m]) * C, dh1_.data() + int64_t(m) * C, C);
+
+  const ops::AttentionShape shape{B, H, C, batch.offsets.data(), store_at_.data()};
+  T *t1 = t1_.data(), *t2 = t2_.data(), *t3 = t3_.data();
+  const int64_t NC = int64_t(N) * C;
+  for (int l = cfg_.layers - 1; l >= 0; --l) {
+    const LayerActs a = acts(l);
+    const auto& w = pv.layers[l];
+    const auto& gw = gv.layers[l];
+    // x_out = LN2(res2), res2 = dropout(ffn_out(gelu(ffn_in(h1)))) + h1
+    ops::layernorm_backward<T>(t1, gw.ln2_w, gw.ln2_b, dx, a.res2, a.ln2_mean, a.ln2_rstd, w.ln2_w,
+                               N, C);
+    ops::dropout_backward<T>(t2, t1, a.fo_mask, NC);
+    ops::linear_backward<T>(f1g_.data(), gw.ffn_out_w, gw.ffn_out_b, t2, a.g, w.ffn_out_w, N, F, C);
+    ops::gelu_backward<T>(f1g_.data(), f1g_.data(), a.f1, int64_t(N) * F);
+    ops::linear_backward<T>(t3, gw.ffn_in_w, gw.ffn_in_b, f1g_.data(), a.h1, w.ffn_in_w, N, C, F);
+    ops::add_inplace<T>(t3, t1, NC);  // dh1
+    // h1 = LN1(res1), res1 = dropout(attn_out(attention(qkv(x)))) + x
+    ops::layernorm_backward<T>(t1, gw.ln1_w, gw.ln1_b, t3, a.res1, a.ln1_mean, a.ln1_rstd, w.ln1_w,
+                               N, C);
+    ops::dropout_backward<T>(t2, t1, a.ao_mask, NC);
+    ops::linear_backward<T>(t3, gw.attn_out_w, gw.attn_out_b, t2, a.ctx, w.attn_out_w, N, C, C);
+    T* db = dbn_.data();
+    T* dn = dbn_.data() + H;
+    std::fill(db, db + 2 * H, T(0));
+    ops::attention_backward<T>(dqkv_.data(), db, dn, att_scratch_.data(), t3, a.qkv, a.S, a.P,
+                               a.Pmask, shape, cfg_.scoring, ssa_b_.data() + l * H,
+                               ssa_n_.data() + l * H);
+    ops::linear_backward<T>(dx_in, gw.qkv_w, gw.qkv_b, dqkv_.data(), a.x, w.qkv_w, N, C, 3 * C);
+    ops::add_inplace<T>(dx_in, t1, NC);
+    if (cfg_.scoring == Scoring::ssa)  // chain rule to the raw values: db/dbeta = b, dn/dnu = n-1
+      for (int h = 0; h < H; ++h) {
+        if (!cfg_.ssa.freeze_b) gw.ssa_beta[h] += db[h] * ssa_b_[l * H + h];
+        if (!cfg_.ssa.freeze_n) gw.ssa_nu[h] += dn[h] * (ssa_n_[l * H + h] - T(1));
+      }
+    std::swap(dx, dx_in);
+  }
+  // Embeddings
+  ops::dropout_backward<T>(t1, dx, emb_mask_.data(), NC);
+  ops::layernorm_backward<T>(t2, gv.emb_ln_w, gv.emb_ln_b, t1, emb_sum_.data(), emb_mean_.data(),
+                             emb_rstd_.data(), pv.emb_ln_w, N, C);
+  ops::embedding_backward<T>(gv.wte, gv.wpe, gv.wtt, t2, batch.ids.data(), pos_.data(), N, C);
+}
+
+template class Model<float>;
+template class Model<double>;
+
+}  // namespace bb

@@ -1,0 +1,71 @@
+// RobertaForMaskedLM (post-LN BERT blocks, exact GELU, tied decoder) with a switchable attention
+// scoring function. forward() computes the vocabulary projection only at batch.rows; backward()
+// accumulates parameter gradients. Numerically equal to HF given the same weights.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "common/buffer.h"
+#include "encoder/batch.h"
+#include "encoder/config.h"
+#include "encoder/parameters.h"
+
+namespace bb {
+
+struct StepContext {
+  bool train = false;  // dropout on
+  uint64_t seed = 0;   // dropout masks are a function of (seed, step, site, element)
+  int64_t step = 0;
+};
+
+template <typename T>
+class Model {
+ public:
+  Model(const Config& config, const Capacity& cap);
+
+  const Config& config() const { return cfg_; }
+  const ParamLayout& layout() const { return layout_; }
+  const Capacity& capacity() const { return cap_; }
+
+  Buffer<T> params;  // (layout.total)
+  Buffer<T> grads;   // (layout.total)
+
+  void init_weights(uint64_t seed);
+  void zero_grads();
+  // Returns the mean cross-entropy at batch.rows when batch.labels is set, else 0. The batch must
+  // stay alive and unchanged until backward().
+  T forward(const Batch& batch, const StepContext& ctx);
+  void backward();
+  const T* logits() const { return logits_.data(); }  // (M, V) of the last forward
+  // Effective SSA values of layer l, head h (b = exp(beta), n = 1 + exp(nu)).
+  T ssa_b(int l, int h) const;
+  T ssa_n(int l, int h) const;
+
+ private:
+  struct LayerActs {
+    T *x, *qkv, *S, *P, *Pmask, *ctx, *ao_mask, *res1, *ln1_mean, *ln1_rstd, *h1, *f1, *g,
+        *fo_mask, *res2, *ln2_mean, *ln2_rstd;
+  };
+  LayerActs acts(int l);
+  T* x_out(int l);  // input of layer l+1 (or of the head)
+  uint64_t dropout_key(const StepContext& ctx, int site) const;
+
+  Config cfg_;
+  ParamLayout layout_;
+  Capacity cap_;
+  int64_t att_cap_;  // H * max_seqs * max_len^2 ... per layer store size
+  int64_t N_cap_;
+  // activations: one arena, carved per layer
+  Buffer<T> arena_;
+  Buffer<T> emb_sum_, emb_mean_, emb_rstd_, emb_mask_;
+  Buffer<T> hx_, hd_, hg_, hl_, h_mean_, h_rstd_, logits_, lse_;
+  Buffer<T> ssa_b_, ssa_n_;  // (L*H) effective values of the last forward
+  // backward scratch
+  Buffer<T> dA_, dB_, t1_, t2_, t3_, f1g_, dqkv_, dh1_, dh2_, dlogits_, att_scratch_, dbn_;
+  std::vector<int32_t> pos_;
+  std::vector<int64_t> row_ids_, store_at_;
+  const Batch* batch_ = nullptr;
+  bool has_loss_ = false;
+};
+
+}  // namespace bb

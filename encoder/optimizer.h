@@ -1,0 +1,50 @@
+// AdamW over the contiguous parameter buffer, global grad-norm clipping, and the learning-rate
+// schedule (linear warmup, then linear decay to 0, as HF get_linear_schedule_with_warmup).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "common/buffer.h"
+#include "encoder/config.h"
+#include "encoder/parameters.h"
+
+namespace bb {
+
+struct OptimConfig {
+  double lr = 1e-4;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-6;
+  double weight_decay = 0.0;  // on weight matrices and embeddings; never biases, norms, SSA
+  bool bias_correction = true;  // false reproduces BabyBERTa (HF AdamW, correct_bias=False)
+  double clip_norm = 1.0;       // <= 0: no clipping
+  double ssa_lr_mult = 1.0;     // learning-rate multiplier for SSA's b and n
+  int64_t warmup_steps = -1;    // -1: min(24000, total_steps / 10)
+  int64_t total_steps = 1;
+};
+
+// Learning rate of update `step` (0-based): base * step / warmup during warmup, then
+// base * (total - step) / (total - warmup), never below 0.
+double lr_at(const OptimConfig& o, int64_t step);
+int64_t effective_warmup(const OptimConfig& o);
+
+class AdamW {
+ public:
+  AdamW(const ParamLayout& layout, const Config& config, const OptimConfig& opt);
+  // One update with lr_at(step); returns the gradient norm before clipping. Frozen SSA values
+  // are left unchanged.
+  double update(float* params, const float* grads);
+
+  Buffer<float> m, v;  // (layout.total)
+  int64_t step = 0;         // updates done
+  const OptimConfig& options() const { return opt_; }
+
+ private:
+  struct Group {
+    int64_t offset, size;
+    bool decay;
+    double lr_mult;  // 0: frozen
+  };
+  std::vector<Group> groups_;  // contiguous runs with the same settings
+  OptimConfig opt_;
+};
+
+}  // namespace bb

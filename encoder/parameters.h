@@ -1,0 +1,51 @@
+// All parameters in one contiguous buffer, named as HF names them. The same layout indexes the
+// gradients and both Adam moments. Inside a layer, query/key/value weights (and biases) are
+// adjacent, so they form one (3C, C) matrix for a fused QKV GEMM.
+// SSA keeps its raw trainable values here: beta (b = exp(beta)) and nu (n = 1 + exp(nu)).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "encoder/config.h"
+
+namespace bb {
+
+enum class ParamKind { matrix, bias, norm, ssa_b, ssa_n };
+
+struct ParamTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  int64_t offset = 0;
+  int64_t size = 0;
+  ParamKind kind = ParamKind::matrix;
+};
+
+struct ParamLayout {
+  std::vector<ParamTensor> tensors;
+  int64_t total = 0;
+
+  explicit ParamLayout(const Config& c);
+  const ParamTensor& at(const std::string& name) const;
+};
+
+// Typed views into one buffer laid out by ParamLayout (values or gradients).
+template <typename T>
+struct ParamViews {
+  struct Layer {
+    T *qkv_w, *qkv_b;        // (3C, C), (3C): rows [q; k; v]
+    T *attn_out_w, *attn_out_b;  // (C, C), (C)
+    T *ln1_w, *ln1_b;        // (C)
+    T *ffn_in_w, *ffn_in_b;  // (F, C), (F)
+    T *ffn_out_w, *ffn_out_b;  // (C, F), (C)
+    T *ln2_w, *ln2_b;        // (C)
+    T *ssa_beta, *ssa_nu;    // (H) raw; null for softmax
+  };
+  T *wte, *wpe, *wtt, *emb_ln_w, *emb_ln_b;  // (V,C), (P,C), (1,C), (C), (C)
+  std::vector<Layer> layers;
+  T *head_dense_w, *head_dense_b, *head_ln_w, *head_ln_b, *head_bias;  // (C,C) (C) (C) (C) (V)
+
+  ParamViews(const ParamLayout& layout, const Config& c, T* base);
+};
+
+}  // namespace bb

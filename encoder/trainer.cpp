@@ -1,0 +1,69 @@
+#include "encoder/trainer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+
+namespace bb {
+
+std::atomic<bool> Trainer::stop_requested{false};
+
+static OptimConfig with_total(OptimConfig o, int64_t steps) {
+  o.total_steps = steps;
+  return o;
+}
+
+Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& opts,
+                 BatchSource source)
+    : opts_(opts),
+      model_(config, cap),
+      opt_(model_.layout(), config, with_total(opts.optim, opts.steps)),
+      source_(std::move(source)) {
+  model_.init_weights(opts.seed);
+  state_.seed = opts.seed;
+  if (opts.resume && !opts.out.empty()) {
+    if (auto last = latest_checkpoint(opts.out)) {
+      const Config saved = read_config(*last / "config.json");
+      BB_CHECK(nlohmann::json(to_json(saved)) == nlohmann::json(to_json(config)),
+               "{}: config differs from this run's; resume with the same settings",
+               (*last / "config.json").string());
+      state_ = load_checkpoint(*last, model_, opt_);
+      BB_CHECK(state_.seed == opts.seed, "{}: checkpoint was trained with seed {}, not {}",
+               last->string(), state_.seed, opts.seed);
+    }
+  }
+}
+
+void Trainer::save() {
+  BB_CHECK(!opts_.out.empty(), "no output directory to save a checkpoint to");
+  state_.data = {{"next_step", state_.step}};
+  save_checkpoint(opts_.out, model_, opt_, state_);
+}
+
+int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
+  return run_steps(opts_.steps - state_.step, on_step);
+}
+
+int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>& on_step) {
+  const int64_t end = std::min(opts_.steps, state_.step + n);
+  while (state_.step < end) {
+    source_(state_.seed, state_.step, batch_);
+    model_.zero_grads();
+    const StepContext ctx{true, state_.seed, state_.step};
+    const float loss = model_.forward(batch_, ctx);
+    BB_CHECK(std::isfinite(loss), "training diverged: loss is {} at step {}", loss, state_.step);
+    model_.backward();
+    const double lr = lr_at(opt_.options(), opt_.step);
+    const double norm = opt_.update(model_.params.data(), model_.grads.data());
+    ++state_.step;
+    if (on_step) on_step({state_.step, loss, lr, norm, batch_.num_tokens()});
+    const bool periodic = opts_.checkpoint_every > 0 && state_.step % opts_.checkpoint_every == 0;
+    const bool stopping = stop_requested.load();
+    if (!opts_.out.empty() && (periodic || stopping || state_.step == opts_.steps)) save();
+    if (stopping) break;
+  }
+  return state_.step;
+}
+
+}  // namespace bb
