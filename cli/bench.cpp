@@ -3,9 +3,13 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <cblas.h>
+
 #include <chrono>
 
 #include "cli/commands.h"
+#include "backend/ops.h"
+#include "common/buffer.h"
 #include "common/threads.h"
 #include "corpora/synthetic.h"
 #include "encoder/trainer.h"
@@ -77,6 +81,7 @@ void bench_train(const BenchArgs& a) {
                            {"attention", a.attention},
                            {"device", "cpu"},
                            {"threads", a.threads},
+                           {"openblas_core", openblas_get_corename()},
                            {"batch", a.batch},
                            {"steps", steps},
                            {"seconds", elapsed},
@@ -87,14 +92,37 @@ void bench_train(const BenchArgs& a) {
   fmt::print("{}\n", out.dump());
 }
 
+// The machine's GEMM peak as this build sees it: square sgemm of size 1024, best of 3 rounds.
+void bench_gemm(const BenchArgs& a) {
+  set_threads(a.threads);
+  const int n = 1024;
+  Buffer<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.f);
+  using clock = std::chrono::steady_clock;
+  double best = 0;
+  for (int round = 0; round < 3; ++round) {
+    int reps = 0;
+    const auto t0 = clock::now();
+    double el = 0;
+    while (el < a.seconds / 3) {
+      ops::gemm<float>(false, true, n, n, n, 1.f, A.data(), n, B.data(), n, 0.f, C.data(), n);
+      ++reps;
+      el = std::chrono::duration<double>(clock::now() - t0).count();
+    }
+    best = std::max(best, 2.0 * n * n * n * reps / el * 1e-9);
+  }
+  const nlohmann::json out{{"bench", "gemm"}, {"threads", a.threads}, {"size", n},
+                           {"openblas_core", openblas_get_corename()}, {"gflops", best}};
+  fmt::print("{}\n", out.dump());
+}
+
 }  // namespace
 
 void add_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Measure throughput (prints one JSON line)");
   auto a = std::make_shared<BenchArgs>();
-  cmd->add_option("what", a->what, "What to measure: train")
+  cmd->add_option("what", a->what, "What to measure: train | gemm (the machine's sgemm peak)")
       ->required()
-      ->check(CLI::IsMember({"train"}));
+      ->check(CLI::IsMember({"train", "gemm"}));
   cmd->add_option("--preset", a->preset, "Model preset: babyberta, small, tiny")
       ->capture_default_str();
   cmd->add_option("--attention", a->attention, "Attention scoring: softmax or ssa")
@@ -102,7 +130,7 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
   cmd->add_option("--batch", a->batch, "Utterances per batch")->capture_default_str();
   cmd->add_option("--seconds", a->seconds, "Measured time after warm-up")->capture_default_str();
-  cmd->callback([a] { bench_train(*a); });
+  cmd->callback([a] { a->what == "gemm" ? bench_gemm(*a) : bench_train(*a); });
 }
 
 }  // namespace bb::cli
