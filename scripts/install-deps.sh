@@ -9,6 +9,7 @@ packages=(
   libeigen3-dev libopenblas-openmp-dev
   libicu-dev libsentencepiece-dev
   doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libssl-dev libcurl4-openssl-dev
 )
 
 missing=()

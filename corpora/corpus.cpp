@@ -1,0 +1,119 @@
+#include "corpora/corpus.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/hash.h"
+#include "common/philox.h"
+#include "corpora/token_cache.h"
+
+namespace bb {
+
+namespace fs = std::filesystem;
+
+nlohmann::json CorpusStats::to_json() const {
+  return {{"lines", lines},     {"kept", kept},
+          {"empty", empty},     {"invalid_utf8", invalid_utf8},
+          {"too_few_words", too_few_words}, {"too_long", too_long}};
+}
+
+std::string CorpusStats::summary() const {
+  return fmt::format("{} lines read, {} kept; dropped: {} empty, {} invalid UTF-8, {} under the "
+                     "minimum words, {} over the maximum length",
+                     lines, kept, empty, invalid_utf8, too_few_words, too_long);
+}
+
+static int count_words(std::string_view s) {
+  int n = 0;
+  bool in_word = false;
+  for (char c : s) {
+    const bool space = c == ' ';
+    if (!space && !in_word) ++n;
+    in_word = !space;
+  }
+  return n;
+}
+
+std::vector<std::string> read_corpus_lines(const fs::path& path, const CorpusOptions& opt,
+                                           const Normalizer& norm, CorpusStats& stats) {
+  const std::string text = read_file(path);
+  BB_CHECK(!text.empty(), "{}: empty corpus (expected one utterance per line)", path.string());
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos = end + 1;
+    ++stats.lines;
+    const auto n = norm.normalize(line);
+    if (!n) {
+      BB_CHECK(!opt.strict, "{}:{}: invalid UTF-8 (expected UTF-8 text; --strict)", path.string(),
+               stats.lines);
+      ++stats.invalid_utf8;
+      stats.invalid_lines.push_back(stats.lines);
+      continue;
+    }
+    if (n->empty()) {
+      ++stats.empty;
+      continue;
+    }
+    if (count_words(*n) < opt.min_words) {
+      ++stats.too_few_words;
+      continue;
+    }
+    out.push_back(std::move(*n));
+  }
+  return out;
+}
+
+void TokenizedCorpus::push(const std::vector<int32_t>& seq) {
+  ids.insert(ids.end(), seq.begin(), seq.end());
+  offsets.push_back(int64_t(ids.size()));
+}
+
+TokenizedCorpus load_tokenized_corpus(const fs::path& path, const Tokenizer& tok,
+                                      const CorpusOptions& opt, const fs::path& cache) {
+  const std::string key = fmt::format("corpus sha256:{} tokenizer {} min_words {} max_tokens {}",
+                                      sha256_hex(read_file(path)), tok.fingerprint(),
+                                      opt.min_words, opt.max_tokens);
+  if (!cache.empty())
+    if (auto hit = read_token_cache(cache, key)) return std::move(*hit);
+  TokenizedCorpus out;
+  const auto lines = read_corpus_lines(path, opt, tok.normalizer(), out.stats);
+  std::vector<int32_t> seq;
+  for (const std::string& line : lines) {
+    const auto ids = tok.encode_normalized(line);
+    if (int(ids.size()) + 2 > opt.max_tokens) {
+      ++out.stats.too_long;
+      continue;
+    }
+    seq.assign(1, 3);
+    seq.insert(seq.end(), ids.begin(), ids.end());
+    seq.push_back(4);
+    out.push(seq);
+  }
+  out.stats.kept = out.size();
+  BB_CHECK(out.size() > 0, "{}: no usable utterance ({})", path.string(), out.stats.summary());
+  if (!cache.empty()) write_token_cache(cache, key, out);
+  return out;
+}
+
+std::pair<TokenizedCorpus, TokenizedCorpus> split_dev(const TokenizedCorpus& all, double fraction,
+                                                      uint64_t seed) {
+  const Philox rng{stream_key(seed, 0xDE5)};
+  TokenizedCorpus train, dev;
+  std::vector<int32_t> seq;
+  for (int64_t i = 0; i < all.size(); ++i) {
+    seq.assign(all.seq(i), all.seq(i) + all.length(i));
+    (rng.uniform(0, uint64_t(i)) < fraction ? dev : train).push(seq);
+  }
+  train.stats = dev.stats = all.stats;
+  return {std::move(train), std::move(dev)};
+}
+
+}  // namespace bb

@@ -1,0 +1,59 @@
+// SentencePiece through the library API: special ids, round trip, byte fallback, fingerprint.
+#include <doctest/doctest.h>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "temp_dir.h"
+#include "tokenizer/tokenizer.h"
+#include "toy_corpus.h"
+
+using namespace bb;
+
+namespace {
+void train_toy(const std::filesystem::path& dir, const std::string& type, int vocab) {
+  std::vector<std::string> lines = test::toy_sentences(400);
+  lines.push_back("zebras and giraffes eat leaves at the zoo .");
+  Tokenizer::train(lines, {.model_type = type, .vocab_size = vocab}, dir);
+}
+}  // namespace
+
+TEST_CASE("trained tokenizer: fixed special ids, round trip, no <unk> thanks to byte fallback") {
+  for (const std::string type : {"bpe", "unigram"}) {
+    CAPTURE(type);
+    test::TempDir dir("tok-" + type);
+    train_toy(dir.path, type, 320);
+    const Tokenizer tok = Tokenizer::load(dir.path);
+    CHECK(tok.vocab_size() == 320);
+    CHECK(tok.piece(0) == "<mask>");
+    CHECK(tok.piece(1) == "<pad>");
+    CHECK(tok.piece(2) == "<unk>");
+    CHECK(tok.piece(3) == "<s>");
+    CHECK(tok.piece(4) == "</s>");
+    const auto ids = *tok.encode("The Dog sees the ball .");
+    CHECK(ids.front() == 3);
+    CHECK(ids.back() == 4);
+    CHECK(tok.decode(ids) == "the dog sees the ball .");
+    const auto unseen = *tok.encode("the \xE2\x98\x83 snowman \xC3\xBC");  // ☃ ü: never seen
+    for (int32_t id : unseen) CHECK(id != 2);
+    CHECK(tok.decode(unseen) == "the \xE2\x98\x83 snowman \xC3\xBC");
+    CHECK_FALSE(tok.encode("\xFF").has_value());
+  }
+}
+
+TEST_CASE("a tokenizer.model that does not match its recorded fingerprint is refused") {
+  test::TempDir dir("tok-fp");
+  train_toy(dir.path, "bpe", 300);
+  test::TempDir other("tok-fp2");
+  train_toy(other.path, "bpe", 310);
+  write_file_atomic(dir.path / "tokenizer.model", read_file(other.path / "tokenizer.model"));
+  CHECK_THROWS_WITH_AS(Tokenizer::load(dir.path), doctest::Contains("does not match the fingerprint"),
+                       Error);
+}
+
+TEST_CASE("unknown model type and impossible vocab size give clear errors") {
+  test::TempDir dir("tok-bad");
+  CHECK_THROWS_WITH_AS(Tokenizer::train({"a b c"}, {.model_type = "wordpiece"}, dir.path),
+                       doctest::Contains("unknown tokenizer model type 'wordpiece'"), Error);
+  CHECK_THROWS_WITH_AS(Tokenizer::train({"a b c ."}, {.vocab_size = 100000}, dir.path),
+                       doctest::Contains("SentencePiece training failed"), Error);
+}
