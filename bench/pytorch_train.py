@@ -3,7 +3,7 @@
 post-LN, exact GELU, tied decoder, logits at every position, loss at masked ones) of the
 BabyBERTa config, trained with AdamW + grad clipping on batches of 16 utterances padded to their
 longest sequence, as HF does. Lengths follow the same AO-CHILDES word-count distribution as the
-C++ benchmark (tokens = words + words // 8 + 2). Prints one JSON line like the C++ bench.
+C++ benchmark (tokens = words + words // 5 + 2). Prints one JSON line like the C++ bench.
     /usr/bin/python3 bench/pytorch_train.py --threads 1 --seconds 30 [--bucket]
 --bucket sorts a pool of batches by length first (what a careful PyTorch user does).
 """
@@ -69,7 +69,7 @@ class RobertaMLM(nn.Module):
 def make_batch(gen, batch=16, V=8192):
     weights = torch.tensor(WORD_COUNTS, dtype=torch.float)
     words = torch.multinomial(weights, batch, replacement=True, generator=gen) + 3
-    lens = [int(w) + int(w) // 8 + 2 for w in words]
+    lens = [int(w) + int(w) // 5 + 2 for w in words]
     T = max(lens)
     ids = torch.ones(batch, T, dtype=torch.long)
     labels = torch.full((batch, T), -100, dtype=torch.long)

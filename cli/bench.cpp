@@ -5,12 +5,17 @@
 
 #include <cblas.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
 
 #include "cli/commands.h"
 #include "backend/ops.h"
 #include "common/buffer.h"
 #include "common/threads.h"
+#include "common/error.h"
+#include "corpora/corpus.h"
 #include "corpora/synthetic.h"
 #include "encoder/trainer.h"
 
@@ -32,7 +37,8 @@ double train_flops(const Config& c, const Batch& b) {
 }
 
 struct BenchArgs {
-  std::string what, preset = "babyberta", attention = "softmax";
+  std::string what, preset = "babyberta", attention = "softmax", corpus;
+  int vocab_size = 8192;
   int threads = 1, batch = 16;
   double seconds = 10;
 };
@@ -115,14 +121,42 @@ void bench_gemm(const BenchArgs& a) {
   fmt::print("{}\n", out.dump());
 }
 
+// Tokenizer training on a corpus and encoding all of it (normalise + SentencePiece), timed apart.
+void bench_tokenizer(const BenchArgs& a) {
+  BB_CHECK(!a.corpus.empty(), "bench tokenizer needs --corpus");
+  set_threads(a.threads);
+  using clock = std::chrono::steady_clock;
+  const auto tmp = std::filesystem::temp_directory_path() /
+                   ("bb-bench-tok-" + std::to_string(::getpid()));
+  const TokenizerTrainOptions opt{.vocab_size = a.vocab_size, .threads = a.threads};
+  auto t0 = clock::now();
+  CorpusStats stats;
+  const auto lines = read_corpus_lines(a.corpus, {.min_words = 1}, Normalizer(opt.normalization),
+                                       stats);
+  Tokenizer::train(lines, opt, tmp);
+  const double train_s = std::chrono::duration<double>(clock::now() - t0).count();
+  const Tokenizer tok = Tokenizer::load(tmp);
+  t0 = clock::now();
+  const TokenizedCorpus c = load_tokenized_corpus(a.corpus, tok, {});  // no cache: the full work
+  const double encode_s = std::chrono::duration<double>(clock::now() - t0).count();
+  std::filesystem::remove_all(tmp);
+  const nlohmann::json out{{"bench", "tokenizer"}, {"corpus", a.corpus},
+                           {"vocab_size", a.vocab_size}, {"threads", a.threads},
+                           {"train_s", train_s}, {"encode_s", encode_s},
+                           {"lines", c.stats.lines}, {"kept", c.stats.kept},
+                           {"tokens", c.ids.size()}};
+  fmt::print("{}\n", out.dump());
+}
+
 }  // namespace
 
 void add_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Measure throughput (prints one JSON line)");
   auto a = std::make_shared<BenchArgs>();
-  cmd->add_option("what", a->what, "What to measure: train | gemm (the machine's sgemm peak)")
+  cmd->add_option("what", a->what,
+                  "What to measure: train | gemm (the machine's sgemm peak) | tokenizer (--corpus)")
       ->required()
-      ->check(CLI::IsMember({"train", "gemm"}));
+      ->check(CLI::IsMember({"train", "gemm", "tokenizer"}));
   cmd->add_option("--preset", a->preset, "Model preset: babyberta, small, tiny")
       ->capture_default_str();
   cmd->add_option("--attention", a->attention, "Attention scoring: softmax or ssa")
@@ -130,7 +164,14 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
   cmd->add_option("--batch", a->batch, "Utterances per batch")->capture_default_str();
   cmd->add_option("--seconds", a->seconds, "Measured time after warm-up")->capture_default_str();
-  cmd->callback([a] { a->what == "gemm" ? bench_gemm(*a) : bench_train(*a); });
+  cmd->add_option("--corpus", a->corpus, "Corpus for bench tokenizer");
+  cmd->add_option("--vocab-size", a->vocab_size, "Vocabulary for bench tokenizer")
+      ->capture_default_str();
+  cmd->callback([a] {
+    if (a->what == "gemm") return bench_gemm(*a);
+    if (a->what == "tokenizer") return bench_tokenizer(*a);
+    bench_train(*a);
+  });
 }
 
 }  // namespace bb::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   CLI::App app{"babyberta.cpp: BabyBERTa-style masked language models with softmax or SSA attention"};
   app.require_subcommand(1);
   app.get_formatter()->column_width(36);
+  bb::cli::add_train(app);
   bb::cli::add_tokenizer(app);
   bb::cli::add_encode(app);
   bb::cli::add_data(app);

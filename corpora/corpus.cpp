@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
+#include <optional>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -41,16 +41,23 @@ std::vector<std::string> read_corpus_lines(const fs::path& path, const CorpusOpt
                                            const Normalizer& norm, CorpusStats& stats) {
   const std::string text = read_file(path);
   BB_CHECK(!text.empty(), "{}: empty corpus (expected one utterance per line)", path.string());
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < text.size()) {
+  std::vector<std::string_view> raw;
+  for (size_t pos = 0; pos < text.size();) {
     size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
     std::string_view line(text.data() + pos, end - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    raw.push_back(line);
     pos = end + 1;
+  }
+  // Normalise in parallel (ICU's normaliser is thread-safe), then count in line order.
+  std::vector<std::optional<std::string>> normalized(raw.size());
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (size_t i = 0; i < raw.size(); ++i) normalized[i] = norm.normalize(raw[i]);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < raw.size(); ++i) {
     ++stats.lines;
-    const auto n = norm.normalize(line);
+    auto& n = normalized[i];
     if (!n) {
       BB_CHECK(!opt.strict, "{}:{}: invalid UTF-8 (expected UTF-8 text; --strict)", path.string(),
                stats.lines);
@@ -85,9 +92,11 @@ TokenizedCorpus load_tokenized_corpus(const fs::path& path, const Tokenizer& tok
     if (auto hit = read_token_cache(cache, key)) return std::move(*hit);
   TokenizedCorpus out;
   const auto lines = read_corpus_lines(path, opt, tok.normalizer(), out.stats);
+  std::vector<std::vector<int32_t>> encoded(lines.size());  // SentencePiece encodes thread-safely
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (size_t i = 0; i < lines.size(); ++i) encoded[i] = tok.encode_normalized(lines[i]);
   std::vector<int32_t> seq;
-  for (const std::string& line : lines) {
-    const auto ids = tok.encode_normalized(line);
+  for (const auto& ids : encoded) {
     if (int(ids.size()) + 2 > opt.max_tokens) {
       ++out.stats.too_long;
       continue;

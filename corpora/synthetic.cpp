@@ -14,7 +14,7 @@ constexpr std::array<int, 38> kWordCounts = {
     54,    46,    44,    41,    29,    19,    12,    19,    8,     11,    12,   9 + 51};
 constexpr int kFirstWords = 3;
 
-int tokens_for_words(int words, int max_len) { return std::min(max_len, words + words / 8 + 2); }
+int tokens_for_words(int words, int max_len) { return std::min(max_len, words + words / 5 + 2); }
 
 int draw_words(const Philox& rng, uint64_t a, uint64_t b) {
   static const int total = [] {
