@@ -116,9 +116,9 @@ T cross_entropy_forward(T* lse, const T* logits, const int32_t* targets, int M, 
 template <typename T>
 void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int32_t* targets,
                             int M, int V, T dloss);
-// logp(M,V) = logits - lse, in place of a copy; for scoring.
+// logp(M) = log softmax(logits_m)[target_m]: the log-probability of each scored row's target.
 template <typename T>
-void log_softmax_rows(T* logp, const T* logits, int M, int V);
+void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M, int V);
 
 // ---- Optimiser ---------------------------------------------------------------------------------
 // Sum of squares of g(n) in double, with a fixed partition per thread count (deterministic).

@@ -6,6 +6,7 @@
 
 namespace bb {
 struct CorpusStats;
+struct Comparison;
 }
 
 namespace bb::cli {
@@ -16,6 +17,12 @@ void add_tokenizer(CLI::App& app);
 void add_encode(CLI::App& app);
 void add_data(CLI::App& app);
 void add_train(CLI::App& app);
+void add_probe(CLI::App& app);
+void add_score(CLI::App& app);
+void add_compare(CLI::App& app);
+void add_experiment(CLI::App& app);
+// The per-phenomenon table of a comparison, on stdout.
+void print_phenomena(const Comparison& c);
 
 // Warns on stderr about lines skipped as invalid UTF-8, with their line numbers.
 void warn_invalid_lines(const std::filesystem::path& corpus, const CorpusStats& stats);

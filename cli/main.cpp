@@ -25,6 +25,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.get_formatter()->column_width(36);
   bb::cli::add_train(app);
+  bb::cli::add_probe(app);
+  bb::cli::add_score(app);
+  bb::cli::add_compare(app);
+  bb::cli::add_experiment(app);
   bb::cli::add_tokenizer(app);
   bb::cli::add_encode(app);
   bb::cli::add_data(app);

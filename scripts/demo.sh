@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
-# The Quickstart's main job. Today: train the BabyBERTa-sized encoder for a few seconds per
-# attention function on synthetic AO-CHILDES-length batches and print the throughput, then show
-# the model a checkpoint describes. (Training on AO-CHILDES and Zorro probing arrive with the
-# corpus/tokenizer and probing issues; this script will run them then.)
+# The Quickstart's main job: a small softmax-vs-SSA experiment on AO-CHILDES, probed on Zorro.
+# Uses ../shared/data when present, else downloads and verifies the public originals into data/.
+# Resumable: run it again and finished runs are skipped.
 set -euo pipefail
 build=${1:-build}
 bin="$build/babyberta"
-threads=$(nproc)
-for attention in softmax ssa; do
-  echo "== bench train --preset babyberta --attention $attention --threads $threads"
-  "$bin" bench train --preset babyberta --attention "$attention" --threads "$threads" --seconds 10
-done
+here=$(cd "$(dirname "$0")/.." && pwd)
+shared="$here/../shared/data"
+if [ -f "$shared/aochildes/aochildes_merged.txt" ] && [ -d "$shared/zorro" ]; then
+  corpus="$shared/aochildes/aochildes_merged.txt"
+  suite="$shared/zorro"
+else
+  "$bin" data fetch --out "$here/data" --only aochildes,zorro
+  corpus="$here/data/aochildes/aochildes.txt"
+  suite="$here/data/zorro"
+fi
+out="$here/demo-run"
+echo "demo: corpus $corpus"
+echo "demo: suite  $suite (first 250 pairs of each paradigm)"
+echo "demo: output $out"
+time "$bin" experiment --corpus "$corpus" --suite "$suite" --attention softmax,ssa --seeds 2 \
+  --preset small --steps 2500 --eval-every 500 --jobs 2 --threads 1 --pairs-per-paradigm 250 \
+  --out "$out"

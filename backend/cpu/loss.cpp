@@ -40,13 +40,11 @@ void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int
 }
 
 template <typename T>
-void log_softmax_rows(T* logp, const T* logits, int M, int V) {
+void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M, int V) {
 #pragma omp parallel for schedule(static)
   for (int m = 0; m < M; ++m) {
     const T* x = logits + int64_t(m) * V;
-    const T l = row_lse(x, V);
-    T* o = logp + int64_t(m) * V;
-    for (int v = 0; v < V; ++v) o[v] = x[v] - l;
+    logp[m] = x[targets[m]] - row_lse(x, V);
   }
 }
 
@@ -56,7 +54,7 @@ template void cross_entropy_backward<float>(float*, const float*, const float*, 
                                             int, int, float);
 template void cross_entropy_backward<double>(double*, const double*, const double*,
                                              const int32_t*, int, int, double);
-template void log_softmax_rows<float>(float*, const float*, int, int);
-template void log_softmax_rows<double>(double*, const double*, int, int);
+template void target_log_probs<float>(float*, const float*, const int32_t*, int, int);
+template void target_log_probs<double>(double*, const double*, const int32_t*, int, int);
 
 }  // namespace bb::ops

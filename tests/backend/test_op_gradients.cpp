@@ -151,9 +151,15 @@ TEST_CASE("cross-entropy: mean loss at scored rows and gradient") {
   ops::cross_entropy_backward<double>(dl.data(), logits.data(), lse.data(), targets.data(), M, V,
                                       1.0);
   CHECK(fd_max_rel_error(logits, dl, loss) < 1e-6);
-  std::vector<double> logp(M * V);
-  ops::log_softmax_rows<double>(logp.data(), logits.data(), M, V);
-  CHECK(-logp[V + 5] == doctest::Approx(std::log(std::exp(lse[1])) - logits[V + 5]));
+  loss();  // lse of the unperturbed logits again
+  std::vector<double> logp(M);
+  ops::target_log_probs<double>(logp.data(), logits.data(), targets.data(), M, V);
+  double sum = 0;
+  for (int m = 0; m < M; ++m) {
+    CHECK(logp[m] == doctest::Approx(logits[m * V + targets[m]] - lse[m]).epsilon(1e-12));
+    sum -= logp[m];
+  }
+  CHECK(sum / M == doctest::Approx(l).epsilon(1e-12));
 }
 
 TEST_CASE("residual add") {

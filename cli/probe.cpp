@@ -1,0 +1,116 @@
+#include "cli/probe.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "cli/progress.h"
+#include "common/threads.h"
+#include "encoder/checkpoint.h"
+#include "git_revision.h"
+
+namespace bb::cli {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+static std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+ProbeSummary run_probe(const ProbeArgs& a) {
+  set_threads(a.threads);
+  const Method method = parse_method(a.method);
+  const TieRule ties = parse_tie_rule(a.tie_rule);
+  BB_CHECK(a.order == "bad-first" || a.order == "good-first",
+           "unknown pair order '{}' (expected bad-first or good-first)", a.order);
+  Suite suite =
+      load_suite(a.suite, a.order == "bad-first" ? PairOrder::bad_first : PairOrder::good_first);
+  if (a.pairs_per_paradigm > 0)
+    std::erase_if(suite.pairs, [&](const MinimalPair& p) { return p.index >= a.pairs_per_paradigm; });
+  Scorer scorer(a.model);
+  std::vector<std::string> sentences;
+  for (const MinimalPair& p : suite.pairs) sentences.push_back(p.good);
+  for (const MinimalPair& p : suite.pairs) sentences.push_back(p.bad);
+  Progress progress(int64_t(sentences.size()), "sentences", 10000);
+  const auto scores = scorer.score(sentences, method, [&](int64_t done) {
+    if (!a.quiet) progress.update(done, method_name(method));
+  });
+  if (!a.quiet) progress.finish();
+  std::vector<double> good, bad;
+  for (size_t i = 0; i < suite.pairs.size(); ++i) {
+    good.push_back(scores[i].score);
+    bad.push_back(scores[suite.pairs.size() + i].score);
+  }
+  const ProbeSummary s = summarize(suite, good, bad, method, ties);
+  if (!a.out.empty()) {
+    const Config& c = scorer.config();
+    json files = json::array();
+    for (const SuiteFile& f : suite.files)
+      files.push_back({{"file", f.path.filename().string()}, {"sha256", f.sha256}});
+    json cfg = to_json(c);
+    cfg["label"] = c.label();
+    if (auto last = latest_checkpoint(a.model)) {
+      const json ts = json::parse(read_file(*last / "trainer_state.json"));
+      cfg["steps"] = ts["step"];
+      cfg["seed"] = ts["seed"];
+    }
+    const json header{{"model", fs::absolute(a.model).string()},
+                      {"config", cfg},
+                      {"method", method_name(method)},
+                      {"tie_rule", tie_rule_name(ties)},
+                      {"suite", fs::absolute(a.suite).string()},
+                      {"pairs_per_paradigm", a.pairs_per_paradigm > 0 ? json(a.pairs_per_paradigm)
+                                                                      : json("all")},
+                      {"provenance",
+                       {{"git_revision", BB_GIT_REVISION},
+                        {"suite_files", files},
+                        {"threads", a.threads},
+                        {"date", utc_now()},
+                        {"seconds", progress.seconds()},
+                        {"sentences_per_s", double(sentences.size()) / progress.seconds()}}}};
+    write_probe_results(a.out, header, s);
+  }
+  return s;
+}
+
+void print_probe_table(const ProbeSummary& s) {
+  fmt::print("{:<58} {:>8} {:>6} {:>5}\n", "paradigm", "accuracy", "pairs", "ties");
+  for (auto& [name, v] : s.paradigms.items())
+    fmt::print("{:<58} {:>8.1f} {:>6} {:>5}\n", name, v["accuracy"].get<double>(),
+               v["pairs"].get<int>(), v["ties"].get<int>());
+  fmt::print("\n{:<58} {:>8}\n", "phenomenon", "accuracy");
+  for (auto& [name, v] : s.phenomena.items())
+    fmt::print("{:<58} {:>8.1f}\n", name, v.get<double>());
+  fmt::print("\noverall (mean over paradigms) {:.1f}, mean over phenomena {:.1f}\n", s.overall,
+             s.overall_by_phenomenon);
+}
+
+void add_probe(CLI::App& app) {
+  auto* cmd = app.add_subcommand("probe", "Score a minimal-pair suite (Zorro, BLiMP, TSV)");
+  auto a = std::make_shared<ProbeArgs>();
+  cmd->add_option("--model", a->model, "Model directory")->required();
+  cmd->add_option("--suite", a->suite, "Suite directory or file (.txt Zorro, .jsonl BLiMP, .tsv)")
+      ->required();
+  cmd->add_option("--out", a->out, "Results JSON (a .pairs.jsonl is written next to it)")
+      ->required();
+  cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")->capture_default_str();
+  cmd->add_option("--tie-rule", a->tie_rule, "A tie counts as: half or wrong")
+      ->capture_default_str();
+  cmd->add_option("--order", a->order, "Zorro pair order: bad-first (odd lines ungrammatical) "
+                                       "or good-first")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
+                  "Score only the first N pairs of each paradigm (0: all)")->capture_default_str();
+  cmd->callback([a] { print_probe_table(run_probe(*a)); });
+}
+
+}  // namespace bb::cli

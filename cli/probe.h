@@ -1,0 +1,22 @@
+// babyberta probe: score a suite's minimal pairs with a model; shared with train --probe-every and
+// experiment.
+#pragma once
+#include <filesystem>
+#include <string>
+
+#include "probing/results.h"
+
+namespace bb::cli {
+
+struct ProbeArgs {
+  std::string model, suite, out, method = "holistic", tie_rule = "half", order = "bad-first";
+  int threads = 1;
+  int pairs_per_paradigm = 0;  // 0: all
+  bool quiet = false;
+};
+
+// Scores, writes OUT (+ .pairs.jsonl) when out is set, and returns the summary.
+ProbeSummary run_probe(const ProbeArgs& a);
+void print_probe_table(const ProbeSummary& s);
+
+}  // namespace bb::cli

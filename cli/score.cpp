@@ -1,0 +1,40 @@
+// babyberta score --model DIR [--method M] [--per-token]: sentences on stdin -> JSONL on stdout.
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "common/threads.h"
+#include "probing/scorer.h"
+
+namespace bb::cli {
+
+void add_score(CLI::App& app) {
+  auto* cmd = app.add_subcommand("score", "Score sentences from stdin (JSONL out)");
+  struct Args {
+    std::string model, method = "holistic";
+    bool per_token = false;
+    int threads = 1;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("--model", a->model, "Model directory")->required();
+  cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")->capture_default_str();
+  cmd->add_flag("--per-token", a->per_token, "Also print each scored token's log-probability");
+  cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
+  cmd->callback([a] {
+    set_threads(a->threads);
+    Scorer scorer(a->model);
+    const Method m = parse_method(a->method);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
+    const auto scores = scorer.score(lines, m);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      nlohmann::json j{{"sentence", lines[i]}, {"ids", scores[i].ids}, {"score", scores[i].score}};
+      if (a->per_token) j["logprobs"] = scores[i].logprobs;
+      fmt::print("{}\n", j.dump());
+    }
+  });
+}
+
+}  // namespace bb::cli

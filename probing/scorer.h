@@ -1,0 +1,48 @@
+// Scoring sentences with a trained model, as the probing literature does:
+//   holistic (BabyBERTa/UnMasked): the unmasked sentence; score = mean cross-entropy of every
+//     token incl. <s> and </s> at its own position (lower is better).
+//   pll (Salazar et al. 2020): each token but <s>, </s> masked once; score = summed log-prob
+//     (higher is better).
+//   pll-word-l2r (Kauf & Ivanova 2023): like pll, but the later sub-tokens of the same word are
+//     masked too.
+// Sentences (or their masked copies) are packed into large batches; the vocabulary projection is
+// computed only at the scored rows.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "encoder/model.h"
+#include "tokenizer/tokenizer.h"
+
+namespace bb {
+
+enum class Method { holistic, pll, pll_word_l2r };
+Method parse_method(const std::string& s);
+std::string method_name(Method m);
+bool higher_is_better(Method m);
+
+struct SentenceScore {
+  std::vector<int32_t> ids;      // incl. <s>, </s>
+  double score = 0;
+  std::vector<double> logprobs;  // holistic: one per id; pll: one per id but <s>, </s>
+};
+
+class Scorer {
+ public:
+  explicit Scorer(const std::filesystem::path& model_dir, int batch_tokens = 2048);
+  std::vector<SentenceScore> score(const std::vector<std::string>& sentences, Method m,
+                                   const std::function<void(int64_t done)>& progress = {});
+  const Config& config() const { return model_->config(); }
+  const Tokenizer& tokenizer() const { return tok_; }
+
+ private:
+  Tokenizer tok_;
+  std::unique_ptr<Model<float>> model_;
+  std::vector<bool> word_start_;  // piece id -> begins a word ("▁" prefix) or is special
+  int batch_tokens_;
+};
+
+}  // namespace bb

@@ -1,0 +1,138 @@
+// Scorer against brute force (one sentence, one masked copy at a time, log-softmax in double),
+// tie handling, and the JSON written by probe.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "common/files.h"
+#include "encoder/checkpoint.h"
+#include "probing/results.h"
+#include "probing/scorer.h"
+#include "temp_dir.h"
+#include "toy_corpus.h"
+
+using namespace bb;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A random tiny model with a toy tokenizer, saved as a model directory.
+void make_model_dir(const fs::path& dir, Scoring scoring) {
+  Tokenizer::train(test::toy_sentences(300), {.vocab_size = 400}, dir);
+  const Tokenizer tok = Tokenizer::load(dir);
+  Config c = preset("tiny");
+  c.vocab_size = tok.vocab_size();
+  c.scoring = scoring;
+  c.init_std = 0.3;  // far from uniform predictions
+  c.tokenizer = tok.settings();
+  Model<float> m(c, {1, 1, 1, 1});
+  m.init_weights(11);
+  save_model(dir, m);
+  fs::remove(dir / "tokenizer.json");  // a model directory keeps the settings in config.json
+}
+
+// log p(target | ids) at `row`, by a forward of this one sequence alone.
+double brute_logprob(Model<float>& m, const std::vector<int32_t>& ids, int row, int target) {
+  Batch b;
+  b.ids = ids;
+  b.offsets = {0, int(ids.size())};
+  b.rows = {row};
+  m.forward(b, {false, 0, 0});
+  const int V = m.config().vocab_size;
+  double mx = -1e30, sum = 0;
+  for (int v = 0; v < V; ++v) mx = std::max(mx, double(m.logits()[v]));
+  for (int v = 0; v < V; ++v) sum += std::exp(double(m.logits()[v]) - mx);
+  return double(m.logits()[target]) - mx - std::log(sum);
+}
+
+}  // namespace
+
+TEST_CASE("holistic, pll and pll-word-l2r equal a brute-force computation") {
+  for (Scoring scoring : {Scoring::softmax, Scoring::ssa}) {
+    test::TempDir dir("scorer");
+    make_model_dir(dir.path, scoring);
+    Scorer scorer(dir.path, 64);  // small batches: packing across batch boundaries is exercised
+    Model<float> m(read_config(dir.path / "config.json"), {1, 128, 128, 128});
+    load_model_weights(dir.path, m);
+    const std::vector<std::string> sents = {"the dogs like the ball .", "a cat wants some milk ?",
+                                            "mommy has the big book .", "zebras eat ."};
+    const auto hol = scorer.score(sents, Method::holistic);
+    const auto pll = scorer.score(sents, Method::pll);
+    const auto l2r = scorer.score(sents, Method::pll_word_l2r);
+    const Tokenizer& tok = scorer.tokenizer();
+    for (size_t s = 0; s < sents.size(); ++s) {
+      const auto ids = *tok.encode(sents[s]);
+      const int L = int(ids.size());
+      double ce = 0;
+      for (int t = 0; t < L; ++t) {
+        const double lp = brute_logprob(m, ids, t, ids[t]);
+        CHECK(hol[s].logprobs[t] == doctest::Approx(lp).epsilon(1e-5));
+        ce -= lp;
+      }
+      CHECK(hol[s].score == doctest::Approx(ce / L).epsilon(1e-5));
+      double sum = 0, sum_l2r = 0;
+      for (int t = 1; t < L - 1; ++t) {
+        auto masked = ids;
+        masked[t] = 0;
+        const double lp = brute_logprob(m, masked, t, ids[t]);
+        CHECK(pll[s].logprobs[t - 1] == doctest::Approx(lp).epsilon(1e-5));
+        sum += lp;
+        for (int u = t + 1; u < L - 1 && tok.piece(ids[u]).rfind("\xE2\x96\x81", 0) != 0; ++u)
+          masked[u] = 0;
+        sum_l2r += brute_logprob(m, masked, t, ids[t]);
+      }
+      CHECK(pll[s].score == doctest::Approx(sum).epsilon(1e-5));
+      CHECK(l2r[s].score == doctest::Approx(sum_l2r).epsilon(1e-5));
+      CHECK(pll[s].logprobs.size() == size_t(L - 2));
+    }
+    // "zebras" is not in the toy vocabulary: it is split into several pieces, so l2r differs.
+    CHECK(l2r[3].score != doctest::Approx(pll[3].score));
+  }
+}
+
+TEST_CASE("ties follow the tie rule; holistic lower wins, pll higher wins") {
+  Suite s;
+  s.paradigms = {"p-a"};
+  for (int i = 0; i < 4; ++i) s.pairs.push_back({"g", "b", "p-a", "p", i});
+  const std::vector<double> good = {1.0, 2.0, 3.0, 5.0}, bad = {2.0, 2.0, 1.0, 5.0};
+  const auto hol = summarize(s, good, bad, Method::holistic, TieRule::half);
+  CHECK(hol.pairs[0].outcome == 1.0);  // 1 < 2: good has lower cross-entropy
+  CHECK(hol.pairs[1].outcome == 0.5);
+  CHECK(hol.pairs[2].outcome == 0.0);
+  CHECK(hol.paradigms["p-a"]["accuracy"].get<double>() == doctest::Approx(50.0));
+  CHECK(hol.paradigms["p-a"]["ties"].get<int>() == 2);
+  const auto pll = summarize(s, good, bad, Method::pll, TieRule::wrong);
+  CHECK(pll.pairs[0].outcome == 0.0);
+  CHECK(pll.pairs[2].outcome == 1.0);
+  CHECK(pll.pairs[3].outcome == 0.0);
+  CHECK(pll.paradigms["p-a"]["accuracy"].get<double>() == doctest::Approx(25.0));
+}
+
+TEST_CASE("probe JSON has the documented keys and a pairs.jsonl") {
+  test::TempDir d("schema");
+  Suite s;
+  s.paradigms = {"agreement-a", "agreement-b", "binding-c"};
+  std::vector<double> good, bad;
+  for (int p = 0; p < 3; ++p)
+    for (int i = 0; i < 10; ++i) {
+      s.pairs.push_back({"g", "b", s.paradigms[p], p < 2 ? "agreement" : "binding", i});
+      good.push_back(i < 5 + p ? 1.0 : 3.0);
+      bad.push_back(2.0);
+    }
+  const auto sum = summarize(s, good, bad, Method::holistic, TieRule::half);
+  const nlohmann::json header{{"model", "m"}, {"config", {{"label", "ssa"}}}, {"method", "holistic"},
+                              {"tie_rule", "half"}, {"provenance", {{"git_revision", "x"}}}};
+  write_probe_results(d.path / "r.json", header, sum);
+  const auto j = nlohmann::json::parse(read_file(d.path / "r.json"));
+  for (const char* k : {"model", "config", "method", "tie_rule", "provenance", "paradigms",
+                        "phenomena", "overall", "overall_by_phenomenon"})
+    CHECK(j.contains(k));
+  CHECK(j["paradigms"]["agreement-b"]["accuracy"].get<double>() == doctest::Approx(60.0));
+  CHECK(j["paradigms"]["agreement-a"]["pairs"].get<int>() == 10);
+  CHECK(j["phenomena"]["agreement"].get<double>() == doctest::Approx(55.0));
+  CHECK(j["overall"].get<double>() == doctest::Approx(60.0));
+  CHECK(j["overall_by_phenomenon"].get<double>() == doctest::Approx(62.5));
+  const std::string pairs = read_file(d.path / "r.pairs.jsonl");
+  CHECK(std::count(pairs.begin(), pairs.end(), '\n') == 30);
+  CHECK(pairs.find("\"outcome\":1.0") != std::string::npos);
+}
