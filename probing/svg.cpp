@@ -26,7 +26,12 @@ std::string bar_chart_svg(const BarChart& c) {
   for (const auto& s : c.categories) longest = std::max(longest, s.size());
   const double bottom = 20 + 6.2 * double(longest) * 0.72;  // room for labels at -45 degrees
   const double cluster = G * bar + gap;
-  const double width = left + K * cluster + 170, height = top + plot_h + bottom;
+  const double legend_x = left + K * cluster + 70;  // right of the "chance" label
+  size_t longest_group = 0;
+  for (const auto& g : c.groups) longest_group = std::max(longest_group, g.size());
+  const double width = std::max(legend_x + 30 + 6.5 * double(longest_group),
+                                left + 10.0 * double(c.title.size()));
+  const double height = top + plot_h + bottom;
   auto y = [&](double pct) { return top + plot_h * (1 - pct / 100.0); };
   std::string s = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
@@ -68,7 +73,7 @@ std::string bar_chart_svg(const BarChart& c) {
   s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"black\"/>\n",
                    left, y(0), y(100));
   for (int g = 0; g < G; ++g) {
-    const double lx = left + K * cluster + 20, ly = top + 10 + g * 18;
+    const double lx = legend_x, ly = top + 10 + g * 18;
     s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
                      "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
                      lx, ly, colors[g % 6], lx + 18, ly + 10, escape(c.groups[g]));
