@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "corpora/corpus.h"
 #include "corpora/synthetic.h"
+#include "probing/scorer.h"
 #include "encoder/trainer.h"
 
 namespace bb::cli {
@@ -39,6 +40,7 @@ double train_flops(const Config& c, const Batch& b) {
 struct BenchArgs {
   std::string what, preset = "babyberta", attention = "softmax", corpus;
   int vocab_size = 8192;
+  std::string method = "holistic";
   int threads = 1, batch = 16;
   double seconds = 10;
 };
@@ -148,15 +150,53 @@ void bench_tokenizer(const BenchArgs& a) {
   fmt::print("{}\n", out.dump());
 }
 
+// Scoring throughput on Zorro-like sentences (7 to 14 tokens incl. <s>, </s>, mean 10.5, as
+// Zorro's 2,000-pair paradigms average 6 to 11 words plus punctuation) with a random model.
+void bench_score(const BenchArgs& a) {
+  set_threads(a.threads);
+  Config c = preset(a.preset);
+  c.scoring = parse_scoring(a.attention);
+  Scorer scorer(c, 1);
+  const Method m = parse_method(a.method);
+  std::vector<std::vector<int32_t>> sents;
+  const Philox rng{mix64(5)};
+  for (int i = 0; i < 2000; ++i) {
+    uint32_t w[4];
+    rng.block(0, uint64_t(i), w);
+    std::vector<int32_t> ids = {3};
+    const int L = 7 + int(w[0] % 8);
+    for (int t = 1; t < L - 1; ++t) ids.push_back(5 + int((w[1] + 7919u * t) % uint32_t(c.vocab_size - 5)));
+    ids.push_back(4);
+    sents.push_back(ids);
+  }
+  scorer.score_ids({sents.begin(), sents.begin() + 50}, m);  // warm-up
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  double el = 0;
+  int64_t n = 0, tokens = 0;
+  while (el < a.seconds) {
+    const auto out = scorer.score_ids(sents, m);
+    n += int64_t(out.size());
+    for (const auto& s : out) tokens += int64_t(s.ids.size());
+    el = std::chrono::duration<double>(clock::now() - t0).count();
+  }
+  const nlohmann::json out{{"bench", "score"}, {"method", method_name(m)}, {"preset", a.preset},
+                           {"attention", a.attention}, {"device", "cpu"}, {"threads", a.threads},
+                           {"openblas_core", openblas_get_corename()}, {"sentences", n},
+                           {"seconds", el}, {"sentences_per_s", n / el},
+                           {"tokens_per_s", tokens / el}, {"mean_len", double(tokens) / n}};
+  fmt::print("{}\n", out.dump());
+}
+
 }  // namespace
 
 void add_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Measure throughput (prints one JSON line)");
   auto a = std::make_shared<BenchArgs>();
   cmd->add_option("what", a->what,
-                  "What to measure: train | gemm (the machine's sgemm peak) | tokenizer (--corpus)")
+                  "What to measure: train | score | gemm (the machine's sgemm peak) | tokenizer")
       ->required()
-      ->check(CLI::IsMember({"train", "gemm", "tokenizer"}));
+      ->check(CLI::IsMember({"train", "score", "gemm", "tokenizer"}));
   cmd->add_option("--preset", a->preset, "Model preset: babyberta, small, tiny")
       ->capture_default_str();
   cmd->add_option("--attention", a->attention, "Attention scoring: softmax or ssa")
@@ -165,11 +205,13 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--batch", a->batch, "Utterances per batch")->capture_default_str();
   cmd->add_option("--seconds", a->seconds, "Measured time after warm-up")->capture_default_str();
   cmd->add_option("--corpus", a->corpus, "Corpus for bench tokenizer");
+  cmd->add_option("--method", a->method, "Scoring method for bench score")->capture_default_str();
   cmd->add_option("--vocab-size", a->vocab_size, "Vocabulary for bench tokenizer")
       ->capture_default_str();
   cmd->callback([a] {
     if (a->what == "gemm") return bench_gemm(*a);
     if (a->what == "tokenizer") return bench_tokenizer(*a);
+    if (a->what == "score") return bench_score(*a);
     bench_train(*a);
   });
 }

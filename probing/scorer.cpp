@@ -26,9 +26,9 @@ bool higher_is_better(Method m) { return m != Method::holistic; }
 Scorer::Scorer(const fs::path& dir, int batch_tokens)
     : tok_(Tokenizer::load(dir)), batch_tokens_(batch_tokens) {
   const Config c = read_config(dir / "config.json");
-  BB_CHECK(c.vocab_size == tok_.vocab_size(),
+  BB_CHECK(c.vocab_size == tok_->vocab_size(),
            "{}: config.json says vocab_size {}, tokenizer.model has {} pieces", dir.string(),
-           c.vocab_size, tok_.vocab_size());
+           c.vocab_size, tok_->vocab_size());
   const int L = c.max_tokens();
   batch_tokens_ = std::max(batch_tokens_, L);
   model_ = std::make_unique<Model<float>>(
@@ -36,7 +36,16 @@ Scorer::Scorer(const fs::path& dir, int batch_tokens)
   load_model_weights(dir, *model_);
   word_start_.resize(c.vocab_size);
   for (int id = 0; id < c.vocab_size; ++id)
-    word_start_[id] = id < 5 || tok_.piece(id).rfind("\xE2\x96\x81", 0) == 0;
+    word_start_[id] = id < 5 || tok_->piece(id).rfind("\xE2\x96\x81", 0) == 0;
+}
+
+Scorer::Scorer(const Config& c, uint64_t seed, int batch_tokens)
+    : batch_tokens_(std::max(batch_tokens, c.max_tokens())) {
+  const int L = c.max_tokens();
+  model_ = std::make_unique<Model<float>>(
+      c, Capacity{batch_tokens_, batch_tokens_, L, batch_tokens_});
+  model_->init_weights(seed);
+  word_start_.assign(c.vocab_size, true);
 }
 
 namespace {
@@ -51,15 +60,26 @@ struct Item {
 
 std::vector<SentenceScore> Scorer::score(const std::vector<std::string>& sentences, Method m,
                                          const std::function<void(int64_t)>& progress) {
-  const Config& c = model_->config();
-  std::vector<SentenceScore> out(sentences.size());
-  std::vector<Item> items;
+  BB_CHECK(tok_, "internal: this scorer has no tokenizer");
+  std::vector<std::vector<int32_t>> all;
   for (size_t s = 0; s < sentences.size(); ++s) {
-    auto ids = tok_.encode(sentences[s]);
+    auto ids = tok_->encode(sentences[s]);
     BB_CHECK(ids, "sentence {}: invalid UTF-8 (expected UTF-8 text)", s + 1);
-    BB_CHECK(int(ids->size()) <= c.max_tokens(),
+    BB_CHECK(int(ids->size()) <= model_->config().max_tokens(),
              "sentence {}: {} tokens, longer than the model's {} (\"{}\")", s + 1, ids->size(),
-             c.max_tokens(), sentences[s].substr(0, 60));
+             model_->config().max_tokens(), sentences[s].substr(0, 60));
+    all.push_back(std::move(*ids));
+  }
+  return score_ids(std::move(all), m, progress);
+}
+
+std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> all, Method m,
+                                             const std::function<void(int64_t)>& progress) {
+  const Config& c = model_->config();
+  std::vector<SentenceScore> out(all.size());
+  std::vector<Item> items;
+  for (size_t s = 0; s < all.size(); ++s) {
+    const std::vector<int32_t>* ids = &all[s];
     out[s].ids = *ids;
     const int L = int(ids->size());
     if (m == Method::holistic) {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,13 +34,19 @@ struct SentenceScore {
 class Scorer {
  public:
   explicit Scorer(const std::filesystem::path& model_dir, int batch_tokens = 2048);
+  // A randomly initialised model without tokenizer, for benchmarks (score_ids only; every piece
+  // counts as a word start).
+  Scorer(const Config& config, uint64_t seed, int batch_tokens = 2048);
   std::vector<SentenceScore> score(const std::vector<std::string>& sentences, Method m,
                                    const std::function<void(int64_t done)>& progress = {});
+  // Sentences already as ids incl. <s> and </s>.
+  std::vector<SentenceScore> score_ids(std::vector<std::vector<int32_t>> ids, Method m,
+                                       const std::function<void(int64_t done)>& progress = {});
   const Config& config() const { return model_->config(); }
-  const Tokenizer& tokenizer() const { return tok_; }
+  const Tokenizer& tokenizer() const { return *tok_; }
 
  private:
-  Tokenizer tok_;
+  std::optional<Tokenizer> tok_;
   std::unique_ptr<Model<float>> model_;
   std::vector<bool> word_start_;  // piece id -> begins a word ("▁" prefix) or is special
   int batch_tokens_;

@@ -10,6 +10,7 @@ packages=(
   libicu-dev libsentencepiece-dev
   doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libssl-dev libcurl4-openssl-dev
+  chromium
 )
 
 missing=()
