@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "cli/commands.h"
+#include "cli/probe.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/files.h"
@@ -60,6 +61,10 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--dev-fraction", a.dev_fraction, "Held-out dev share of utterances")
       ->capture_default_str();
   cmd->add_option("--dev-batches", a.dev_batches, "Dev batches per evaluation")->capture_default_str();
+  cmd->add_option("--probe-every", a.probe_every,
+                  "Probe --probe-suite every K steps (a multiple of --eval-every; 0: never)")
+      ->capture_default_str();
+  cmd->add_option("--probe-suite", a.probe_suite, "Suite for --probe-every (learning curves)");
 }
 
 namespace {
@@ -109,6 +114,9 @@ void keep_metrics_up_to(const fs::path& path, int64_t step) {
 }  // namespace
 
 void run_train(TrainArgs a) {
+  BB_CHECK(a.probe_every == 0 || (!a.probe_suite.empty() && a.probe_every % a.eval_every == 0),
+           "--probe-every needs --probe-suite and must be a multiple of --eval-every ({})",
+           a.eval_every);
   set_threads(a.threads);
   const fs::path out = a.out;
   if (!a.resume && latest_checkpoint(out))
@@ -183,6 +191,16 @@ void run_train(TrainArgs a) {
                           {"grad_norm", s.grad_norm},
                           {"tokens_per_s", tokens / progress.seconds()},
                           {"elapsed_s", progress.seconds()}};
+      if (a.probe_every > 0 && s.step % a.probe_every == 0) {
+        // The checkpoint of this step is the top-level model now: probe it (learning curves).
+        ProbeArgs pa{.model = a.out, .suite = a.probe_suite,
+                     .out = (out / "probes" / fmt::format("step-{}.json", s.step)).string(),
+                     .threads = a.threads, .quiet = true};
+        const ProbeSummary ps = run_probe(pa);
+        line["probe_overall"] = ps.overall;
+        line["probe_phenomena"] = ps.phenomena;
+        if (!a.quiet) fmt::print(stderr, "\nstep {}: probe overall {:.1f}\n", s.step, ps.overall);
+      }
       metrics << line.dump() << "\n" << std::flush;
       loss_sum = 0, loss_n = 0;
       if (!a.quiet && !isatty(STDERR_FILENO))

@@ -57,11 +57,15 @@ int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>&
     const double lr = lr_at(opt_.options(), opt_.step);
     const double norm = opt_.update(model_.params.data(), model_.grads.data());
     ++state_.step;
-    if (on_step) on_step({state_.step, loss, lr, norm, batch_.num_tokens()});
+    // Checkpoint first, so on_step sees this step's model on disk (e.g. to probe it).
     const bool periodic = opts_.checkpoint_every > 0 && state_.step % opts_.checkpoint_every == 0;
-    const bool stopping = stop_requested.load();
-    if (!opts_.out.empty() && (periodic || stopping || state_.step == opts_.steps)) save();
-    if (stopping) break;
+    const bool saved = !opts_.out.empty() && (periodic || state_.step == opts_.steps);
+    if (saved) save();
+    if (on_step) on_step({state_.step, loss, lr, norm, batch_.num_tokens()});
+    if (stop_requested.load()) {
+      if (!opts_.out.empty() && !saved) save();
+      break;
+    }
   }
   return state_.step;
 }

@@ -3,6 +3,7 @@
 // and SSA.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,7 @@ TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above c
     const std::string train = bin + " train --corpus " + (d.path / "toy.txt").string() +
         " --attention " + att + " --preset tiny --steps 1200 --lr 2e-3 --warmup-steps 40"
         " --vocab-size 400 --eval-every 600 --dropout 0 --seed 3 --out " + model.string() +
+        " --probe-every 600 --probe-suite " + (d.path / "pairs.tsv").string() +
         " > " + (d.path / "train.log").string() + " 2>&1";
     REQUIRE(std::system(train.c_str()) == 0);
     const fs::path result = d.path / (att + ".json");
@@ -49,5 +51,12 @@ TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above c
     CHECK(acc > 80.0);
     CHECK(j["config"]["attention_scoring"] == att);
     CHECK(fs::exists(fs::path(result).replace_extension(".pairs.jsonl")));
+    // Learning curve from --probe-every: a probe result per 600 steps, in metrics.jsonl too.
+    CHECK(fs::exists(model / "probes" / "step-1200.json"));
+    const std::string metrics = read_file(model / "metrics.jsonl");
+    CHECK(std::count(metrics.begin(), metrics.end(), '\n') == 2);
+    CHECK(metrics.find("\"probe_overall\"") != std::string::npos);
+    const auto last = nlohmann::json::parse(metrics.substr(metrics.rfind('\n', metrics.size() - 2) + 1));
+    CHECK(last["probe_overall"].get<double>() == doctest::Approx(acc));
   }
 }

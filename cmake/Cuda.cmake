@@ -1,0 +1,21 @@
+# -DBABYBERTA_CUDA=ON: the CUDA toolkit comes with the machine (nvcc at /usr/local/cuda), not
+# from Debian. CMake 3.25 does not pass C++20 to nvcc 13 by itself, so the standard is set
+# explicitly for CUDA sources. Architectures: BABYBERTA_CUDA_ARCHITECTURES (default 90: H100/H200).
+if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+  set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+endif()
+set(BABYBERTA_CUDA_ARCHITECTURES "90" CACHE STRING "CUDA architectures to build for")
+set(CMAKE_CUDA_ARCHITECTURES ${BABYBERTA_CUDA_ARCHITECTURES})
+enable_language(CUDA)
+# CMake 3.25 does not know nvcc 13's C++20 dialect flag: teach it, then ask for CUDA 20.
+set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+set(CMAKE_CUDA_STANDARD 20)
+set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+find_package(CUDAToolkit REQUIRED)
+
+add_library(bb_cuda STATIC backend/cuda/device.cu)
+target_include_directories(bb_cuda PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(bb_cuda PUBLIC CUDA::cudart CUDA::cublas)
+target_compile_options(bb_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+message(STATUS "babyberta: CUDA ${CUDAToolkit_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES}")
