@@ -15,10 +15,12 @@ else
   corpus="$here/data/aochildes/aochildes.txt"
   suite="$here/data/zorro"
 fi
-out="$here/demo-run"
+out="${DEMO_OUT:-$here/demo-run}"
+steps="${DEMO_STEPS:-2500}"         # smaller values make a quick smoke test
+pairs="${DEMO_PAIRS:-250}"
 echo "demo: corpus $corpus"
-echo "demo: suite  $suite (first 250 pairs of each paradigm)"
+echo "demo: suite  $suite (first $pairs pairs of each paradigm)"
 echo "demo: output $out"
 time "$bin" experiment --corpus "$corpus" --suite "$suite" --attention softmax,ssa --seeds 2 \
-  --preset small --steps 2500 --eval-every 500 --jobs 2 --threads 1 --pairs-per-paradigm 250 \
+  --preset small --steps "$steps" --eval-every 500 --jobs 2 --threads 1 --pairs-per-paradigm "$pairs" \
   --out "$out"
