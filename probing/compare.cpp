@@ -43,6 +43,20 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
       r.accuracy[name] = v.at("accuracy").get<double>();
       r.phenomenon_of[name] = v.value("phenomenon", name);
     }
+    // Learning curve: probe_overall lines that `train --probe-every` wrote next to the model.
+    const fs::path metrics = fs::path(r.header.value("model", std::string())) / "metrics.jsonl";
+    if (fs::exists(metrics)) {
+      std::ifstream in(metrics);
+      for (std::string line; std::getline(in, line);) {
+        try {
+          const json j = json::parse(line);
+          if (j.contains("probe_overall"))
+            r.curve[j.at("step").get<int64_t>()] = j.at("probe_overall").get<double>();
+        } catch (const json::exception&) {
+          // a torn last line: not a point
+        }
+      }
+    }
     const fs::path pairs = fs::path(f).replace_extension(".pairs.jsonl");
     if (fs::exists(pairs)) {
       std::ifstream in(pairs);
@@ -348,6 +362,22 @@ void write_report(const fs::path& dir, const Comparison& c) {
     return bar_chart_svg(b);
   };
   write_file_atomic(dir / "phenomena.svg", chart("Accuracy per phenomenon", c.phenomena, c.phenomenon));
+  // Learning curves (mean over a group's runs at each probed step), when runs were probed while
+  // training.
+  LineChart lc{"Overall accuracy during training", c.groups, std::vector<std::vector<std::pair<double, double>>>(G)};
+  bool any = false;
+  for (int g = 0; g < G; ++g) {
+    std::map<int64_t, std::pair<double, int>> at;
+    for (const auto& r : c.runs)
+      if (r.group == c.groups[g])
+        for (const auto& [step, acc] : r.curve) at[step].first += acc, at[step].second += 1;
+    for (const auto& [step, v] : at) lc.points[g].push_back({double(step), v.first / v.second});
+    any |= lc.points[g].size() >= 2;
+  }
+  if (any) {
+    write_file_atomic(dir / "learning_curve.svg", line_chart_svg(lc));
+    write_file_atomic(dir / "report.md", md + "\n![learning curve](learning_curve.svg)\n");
+  }
   write_file_atomic(dir / "paradigms.svg", chart("Accuracy per paradigm", c.paradigms, c.paradigm));
 }
 

@@ -21,6 +21,7 @@ struct RunResult {
   std::map<std::string, std::string> phenomenon_of;
   std::map<std::string, double> accuracy;                 // paradigm -> percent
   std::map<std::string, std::vector<double>> outcomes;    // paradigm -> per pair (may be empty)
+  std::map<int64_t, double> curve;  // step -> overall accuracy, from the model's metrics.jsonl
 };
 
 // Loads F.json and its F.pairs.jsonl; groups are named by what differs between the files.

@@ -81,4 +81,44 @@ std::string bar_chart_svg(const BarChart& c) {
   return s + "</svg>\n";
 }
 
+std::string line_chart_svg(const LineChart& c) {
+  static const char* colors[] = {"#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"};
+  const double left = 60, top = 50, w = 480, h = 300, width = left + w + 190, height = top + h + 50;
+  double max_step = 1;
+  for (const auto& g : c.points)
+    for (const auto& [s, a] : g) max_step = std::max(max_step, s);
+  auto x = [&](double s) { return left + w * s / max_step; };
+  auto y = [&](double pct) { return top + h * (1 - pct / 100.0); };
+  std::string s = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+      "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" "
+      "fill=\"white\"/>\n<text x=\"{:.0f}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{}</text>\n",
+      width, height, left, escape(c.title));
+  for (int p = 0; p <= 100; p += 10)
+    s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
+                     "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
+                     left, y(p), left + w, y(p), left - 6, y(p) + 4, p);
+  for (int k = 0; k <= 4; ++k)
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{:.0f}</text>\n",
+                     x(max_step * k / 4), top + h + 16, max_step * k / 4);
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">training step</text>\n"
+                   "<text transform=\"translate(18,{:.1f}) rotate(-90)\" text-anchor=\"middle\">"
+                   "accuracy (%)</text>\n", left + w / 2, top + h + 36, top + h / 2);
+  s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\" "
+                   "stroke-dasharray=\"3,3\"/>\n", left, y(c.chance), left + w, y(c.chance));
+  for (size_t g = 0; g < c.groups.size(); ++g) {
+    std::string pts;
+    for (const auto& [st, a] : c.points[g]) pts += fmt::format("{:.1f},{:.1f} ", x(st), y(a));
+    s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+                     pts, colors[g % 6]);
+    for (const auto& [st, a] : c.points[g])
+      s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{} step {:.0f}: "
+                       "{:.1f}</title></circle>\n", x(st), y(a), colors[g % 6], escape(c.groups[g]), st, a);
+    s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+                     "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", left + w + 20, top + 10 + g * 18.0,
+                     colors[g % 6], left + w + 38, top + 20 + g * 18.0, escape(c.groups[g]));
+  }
+  return s + "</svg>\n";
+}
+
 }  // namespace bb

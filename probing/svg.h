@@ -16,4 +16,14 @@ struct BarChart {
 
 std::string bar_chart_svg(const BarChart& c);
 
+// Lines of accuracy against training step, one per group, with a dotted chance line.
+struct LineChart {
+  std::string title;
+  std::vector<std::string> groups;
+  std::vector<std::vector<std::pair<double, double>>> points;  // [group] (step, percent)
+  double chance = 50;
+};
+
+std::string line_chart_svg(const LineChart& c);
+
 }  // namespace bb

@@ -59,4 +59,13 @@ TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above c
     const auto last = nlohmann::json::parse(metrics.substr(metrics.rfind('\n', metrics.size() - 2) + 1));
     CHECK(last["probe_overall"].get<double>() == doctest::Approx(acc));
   }
+  // compare: tables, charts, and the learning curve from the runs' metrics.
+  const std::string compare = std::string(BB_BINARY) + " compare " + (d.path / "softmax.json").string() +
+      " " + (d.path / "ssa.json").string() + " --out " + (d.path / "report").string() + " > " +
+      (d.path / "compare.log").string() + " 2>&1";
+  REQUIRE(std::system(compare.c_str()) == 0);
+  for (const char* f : {"report.md", "report.csv", "phenomena.svg", "paradigms.svg", "learning_curve.svg"})
+    CHECK(fs::exists(d.path / "report" / f));
+  CHECK(read_file(d.path / "report" / "report.md").find("learning_curve.svg") != std::string::npos);
+  CHECK(read_file(d.path / "compare.log").find("agreement") != std::string::npos);
 }
