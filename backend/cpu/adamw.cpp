@@ -2,7 +2,7 @@
 #include <omp.h>
 
 #include <cmath>
-#include <vector>
+#include <algorithm>
 
 #include "backend/ops.h"
 
@@ -10,8 +10,9 @@ namespace bb::ops {
 
 double sum_squares(const float* g, int64_t n) {
   // One contiguous slice per thread, each summed in double; slices added in thread order.
-  const int T = omp_get_max_threads();
-  std::vector<double> part(T, 0.0);
+  constexpr int kMaxThreads = 256;  // a stack array: no allocation inside the step loop
+  const int T = std::min(omp_get_max_threads(), kMaxThreads);
+  double part[kMaxThreads] = {};
 #pragma omp parallel num_threads(T)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -26,7 +27,7 @@ double sum_squares(const float* g, int64_t n) {
     part[t] = s;
   }
   double total = 0;
-  for (double s : part) total += s;
+  for (int t = 0; t < T; ++t) total += part[t];
   return total;
 }
 
