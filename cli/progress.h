@@ -24,7 +24,8 @@ class Progress {
     if (tty_) {
       fmt::print(stderr, "\r\033[K{}", line);
       if (done == total_) fmt::print(stderr, "\n");
-    } else if (done % every_ == 0 || done == total_) {
+    } else if (done / every_ > logged_ || done == total_) {  // each multiple of `every` crossed
+      logged_ = done / every_;
       fmt::print(stderr, "{}\n", line);
     }
   }
@@ -44,6 +45,7 @@ class Progress {
   std::string unit_;
   int64_t every_;
   bool tty_;
+  int64_t logged_ = 0;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
 };
 
