@@ -9,6 +9,7 @@ ParamLayout::ParamLayout(const Config& c) {
   auto add = [&](std::string name, std::vector<int64_t> shape, ParamKind kind) {
     int64_t n = 1;
     for (auto d : shape) n *= d;
+    index.emplace(name, tensors.size());
     tensors.push_back({std::move(name), std::move(shape), total, n, kind});
     total += n;
   };
@@ -47,9 +48,9 @@ ParamLayout::ParamLayout(const Config& c) {
 }
 
 const ParamTensor& ParamLayout::at(const std::string& name) const {
-  for (const auto& t : tensors)
-    if (t.name == name) return t;
-  fail("internal: no parameter named {}", name);
+  const auto it = index.find(name);
+  BB_CHECK(it != index.end(), "internal: no parameter named {}", name);
+  return tensors[it->second];
 }
 
 template <typename T>

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "encoder/config.h"
@@ -24,6 +25,7 @@ struct ParamTensor {
 struct ParamLayout {
   std::vector<ParamTensor> tensors;
   int64_t total = 0;
+  std::unordered_map<std::string, size_t> index;  // name -> position in tensors
 
   explicit ParamLayout(const Config& c);
   const ParamTensor& at(const std::string& name) const;

@@ -74,9 +74,9 @@ Tokenizer Tokenizer::load(const fs::path& dir) {
   const fs::path model = dir / "tokenizer.model";
   json settings;
   fs::path settings_file = dir / "config.json";
-  if (fs::exists(settings_file) && read_json(settings_file).contains("tokenizer") &&
-      !read_json(settings_file)["tokenizer"].empty()) {
-    settings = read_json(settings_file)["tokenizer"];
+  const json config = fs::exists(settings_file) ? read_json(settings_file) : json::object();
+  if (config.contains("tokenizer") && !config["tokenizer"].empty()) {
+    settings = config["tokenizer"];
   } else {
     settings_file = dir / "tokenizer.json";
     BB_CHECK(fs::exists(settings_file),
