@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build test demo bench clean
+.PHONY: deps build test demo cuda-test clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -14,10 +14,16 @@ build: deps
 test: build
 	cd $(BUILD) && ctest --output-on-failure
 
-# Until the data and probing pipeline lands, the main job is the training benchmark on the
-# BabyBERTa preset, on both scoring functions.
+# Train softmax and SSA on AO-CHILDES, probe on Zorro, compare (scripts/demo.sh).
 demo: build
 	bash scripts/demo.sh $(BUILD)
 
+# The CUDA build (nvcc 13 at /usr/local/cuda) and its `cuda` tests: on a machine without a GPU
+# they compile and report "skipped: no CUDA device".
+cuda-test: deps
+	cmake -S . -B build-cuda -DCMAKE_BUILD_TYPE=Release -DBABYBERTA_CUDA=ON
+	cmake --build build-cuda -j $(JOBS)
+	cd build-cuda && ctest --output-on-failure -L cuda
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-cuda

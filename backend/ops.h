@@ -73,6 +73,17 @@ void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N,
 template <typename T>
 void dropout_backward(T* dx, const T* dout, const T* mask, int64_t n);
 
+// ---- Rows and fills ----------------------------------------------------------------------------
+// out(M,C) = x[rows[m]]  (the LM head's rows of the last layer)
+template <typename T>
+void gather_rows(T* out, const T* x, const int32_t* rows, int M, int C);
+// dx(N,C) = 0, then dx[rows[m]] += d(m)  (its backward; rows in order)
+template <typename T>
+void scatter_rows(T* dx, const T* d, const int32_t* rows, int M, int N, int C);
+// p(n) = 0
+template <typename T>
+void fill_zero(T* p, int64_t n);
+
 // ---- Attention scoring over rows of scores -----------------------------------------------------
 // P(R,L) = scoring(S(R,L)) row-wise over keys with key_valid[j] != 0 (null: all valid);
 // masked keys get P = 0 exactly.
@@ -87,6 +98,15 @@ void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, S
 template <typename T>
 void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
                       const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n);
+
+// SSA's per-head parameters are stored raw: b = exp(beta) > 0, n = 1 + exp(nu) > 1.
+// b(H), n(H) from beta(H), nu(H):
+template <typename T>
+void ssa_effective(T* b, T* n, const T* beta, const T* nu, int H);
+// Chain rule to the raw values: dbeta += db * b, dnu += dn * (n - 1); skipped when frozen.
+template <typename T>
+void ssa_raw_grads(T* dbeta, T* dnu, const T* db, const T* dn, const T* b, const T* n, int H,
+                   bool freeze_b, bool freeze_n);
 
 // ---- Multi-head self-attention over packed sequences -------------------------------------------
 struct AttentionShape {

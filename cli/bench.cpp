@@ -43,10 +43,21 @@ struct BenchArgs {
   std::string method = "holistic";
   int threads = 1, batch = 16;
   double seconds = 10;
+  std::string device = "cpu";
+  bool tf32 = false;
 };
+
+// The device for this bench, checked before any work; TF32 only when asked for.
+Device bench_device(const BenchArgs& a) {
+  const Device d = parse_device(a.device);
+  require_device(d);
+  if (a.tf32) set_cuda_tf32(true);
+  return d;
+}
 
 void bench_train(const BenchArgs& a) {
   set_threads(a.threads);
+  const Device device = bench_device(a);
   Config c = preset(a.preset);
   c.scoring = parse_scoring(a.attention);
   const MaskingOptions masking{.vocab_size = c.vocab_size};
@@ -62,6 +73,7 @@ void bench_train(const BenchArgs& a) {
   TrainOptions opts;
   opts.steps = int64_t(1) << 40;
   opts.optim.warmup_steps = 10;
+  opts.device = device;
   Trainer trainer(c, cap, opts, [&](uint64_t, int64_t step, Batch& out) {
     out = batches[step % pool];  // copy into capacity the batch already holds
   });
@@ -87,7 +99,8 @@ void bench_train(const BenchArgs& a) {
   const nlohmann::json out{{"bench", "train"},
                            {"preset", a.preset},
                            {"attention", a.attention},
-                           {"device", "cpu"},
+                           {"device", device_label(device)},
+                           {"tf32", a.tf32},
                            {"threads", a.threads},
                            {"openblas_core", openblas_get_corename()},
                            {"batch", a.batch},
@@ -154,9 +167,10 @@ void bench_tokenizer(const BenchArgs& a) {
 // Zorro's 2,000-pair paradigms average 6 to 11 words plus punctuation) with a random model.
 void bench_score(const BenchArgs& a) {
   set_threads(a.threads);
+  const Device device = bench_device(a);
   Config c = preset(a.preset);
   c.scoring = parse_scoring(a.attention);
-  Scorer scorer(c, 1);
+  Scorer scorer(c, 1, 2048, device);
   const Method m = parse_method(a.method);
   std::vector<std::vector<int32_t>> sents;
   const Philox rng{mix64(5)};
@@ -181,7 +195,8 @@ void bench_score(const BenchArgs& a) {
     el = std::chrono::duration<double>(clock::now() - t0).count();
   }
   const nlohmann::json out{{"bench", "score"}, {"method", method_name(m)}, {"preset", a.preset},
-                           {"attention", a.attention}, {"device", "cpu"}, {"threads", a.threads},
+                           {"attention", a.attention}, {"device", device_label(device)},
+                           {"tf32", a.tf32}, {"threads", a.threads},
                            {"openblas_core", openblas_get_corename()}, {"sentences", n},
                            {"seconds", el}, {"sentences_per_s", n / el},
                            {"tokens_per_s", tokens / el}, {"mean_len", double(tokens) / n}};
@@ -202,6 +217,8 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--attention", a->attention, "Attention scoring: softmax or ssa")
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--device", a->device, "cpu or cuda (train, score)")->capture_default_str();
+  cmd->add_flag("--tf32", a->tf32, "CUDA: TF32 tensor-core GEMMs (default: exact fp32)");
   cmd->add_option("--batch", a->batch, "Utterances per batch")->capture_default_str();
   cmd->add_option("--seconds", a->seconds, "Measured time after warm-up")->capture_default_str();
   cmd->add_option("--corpus", a->corpus, "Corpus for bench tokenizer");

@@ -36,7 +36,9 @@ ProbeSummary run_probe(const ProbeArgs& a) {
       load_suite(a.suite, a.order == "bad-first" ? PairOrder::bad_first : PairOrder::good_first);
   if (a.pairs_per_paradigm > 0)
     std::erase_if(suite.pairs, [&](const MinimalPair& p) { return p.index >= a.pairs_per_paradigm; });
-  Scorer scorer(a.model);
+  const Device device = parse_device(a.device);
+  require_device(device);
+  Scorer scorer(a.model, 2048, device);
   std::vector<std::string> sentences;
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.good);
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.bad);
@@ -74,6 +76,7 @@ ProbeSummary run_probe(const ProbeArgs& a) {
                        {{"git_revision", BB_GIT_REVISION},
                         {"suite_files", files},
                         {"threads", a.threads},
+                        {"device", device_label(device)},
                         {"date", utc_now()},
                         {"seconds", progress.seconds()},
                         {"sentences_per_s", double(sentences.size()) / progress.seconds()}}}};
@@ -108,6 +111,7 @@ void add_probe(CLI::App& app) {
   cmd->add_option("--order", a->order, "Zorro pair order: bad-first (odd lines ungrammatical) "
                                        "or good-first")->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
                   "Score only the first N pairs of each paradigm (0: all)")->capture_default_str();
   cmd->callback([a] { print_probe_table(run_probe(*a)); });

@@ -11,6 +11,7 @@ namespace bb::cli {
 struct ProbeArgs {
   std::string model, suite, out, method = "holistic", tie_rule = "half", order = "bad-first";
   int threads = 1;
+  std::string device = "cpu";
   int pairs_per_paradigm = 0;  // 0: all
   bool quiet = false;
 };

@@ -16,15 +16,19 @@ void add_score(CLI::App& app) {
     std::string model, method = "holistic";
     bool per_token = false;
     int threads = 1;
+    std::string device = "cpu";
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "Model directory")->required();
   cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")->capture_default_str();
   cmd->add_flag("--per-token", a->per_token, "Also print each scored token's log-probability");
   cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();
   cmd->callback([a] {
     set_threads(a->threads);
-    Scorer scorer(a->model);
+    const Device device = parse_device(a->device);
+    require_device(device);
+    Scorer scorer(a->model, 2048, device);
     const Method m = parse_method(a->method);
     std::vector<std::string> lines;
     for (std::string line; std::getline(std::cin, line);) lines.push_back(line);

@@ -26,6 +26,8 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--steps", a.steps, "Optimizer steps")->capture_default_str();
   cmd->add_option("--seed", a.seed, "Seed (init, data order, masks, dropout)")->capture_default_str();
   cmd->add_option("--threads", a.threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--device", a.device, "cpu or cuda (a -DBABYBERTA_CUDA=ON build with a GPU)")
+      ->capture_default_str();
   cmd->add_flag("--resume", a.resume, "Continue from the latest checkpoint in --out");
   cmd->add_option("--tokenizer", a.tokenizer, "Use this tokenizer directory instead of training one");
   cmd->add_option("--vocab-size", a.vocab_size, "Vocabulary size of a newly trained tokenizer")
@@ -118,6 +120,8 @@ void run_train(TrainArgs a) {
            "--probe-every needs --probe-suite and must be a multiple of --eval-every ({})",
            a.eval_every);
   set_threads(a.threads);
+  const Device device = parse_device(a.device);
+  require_device(device);  // fail before any work
   const fs::path out = a.out;
   if (!a.resume && latest_checkpoint(out))
     fail("{}: holds checkpoints already; pass --resume to continue or choose a new --out",
@@ -169,6 +173,7 @@ void run_train(TrainArgs a) {
   topt.checkpoint_every = a.eval_every;
   topt.out = out;
   topt.resume = a.resume;
+  topt.device = device;
   Trainer trainer(config, cap, topt, [&](uint64_t, int64_t step, Batch& b) { batches.batch(step, b); });
   keep_metrics_up_to(out / "metrics.jsonl", trainer.step());
 
@@ -195,7 +200,7 @@ void run_train(TrainArgs a) {
         // The checkpoint of this step is the top-level model now: probe it (learning curves).
         ProbeArgs pa{.model = a.out, .suite = a.probe_suite,
                      .out = (out / "probes" / fmt::format("step-{}.json", s.step)).string(),
-                     .threads = a.threads, .quiet = true};
+                     .threads = a.threads, .device = a.device, .quiet = true};
         const ProbeSummary ps = run_probe(pa);
         line["probe_overall"] = ps.overall;
         line["probe_phenomena"] = ps.phenomena;

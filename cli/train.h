@@ -17,6 +17,7 @@ struct TrainArgs {
   int64_t steps = 10000;
   uint64_t seed = 0;
   int threads = 1;
+  std::string device = "cpu";
   bool resume = false;
   int vocab_size = 8192;
   std::string tokenizer_type = "bpe";

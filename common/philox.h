@@ -5,13 +5,20 @@
 #include <cmath>
 #include <cstdint>
 
+// Callable from CUDA kernels too (backend/cuda/dropout.cu draws the same masks).
+#ifdef __CUDACC__
+#define BB_HOST_DEVICE __host__ __device__
+#else
+#define BB_HOST_DEVICE
+#endif
+
 namespace bb {
 
 struct Philox {
   uint64_t key;  // e.g. seed mixed with a stream id
 
   // Four independent 32-bit words for the 128-bit counter (hi, lo).
-  static inline void round(uint32_t c[4], uint32_t k[2]) {
+  BB_HOST_DEVICE static inline void round(uint32_t c[4], uint32_t k[2]) {
     const uint64_t p0 = uint64_t(0xD2511F53u) * c[0];
     const uint64_t p1 = uint64_t(0xCD9E8D57u) * c[2];
     const uint32_t hi0 = uint32_t(p0 >> 32), lo0 = uint32_t(p0);
@@ -21,7 +28,7 @@ struct Philox {
     c[2] = hi0 ^ c[3] ^ k[1];
     c[3] = lo0;
   }
-  void block(uint64_t hi, uint64_t lo, uint32_t out[4]) const {
+  BB_HOST_DEVICE void block(uint64_t hi, uint64_t lo, uint32_t out[4]) const {
     uint32_t c[4] = {uint32_t(lo), uint32_t(lo >> 32), uint32_t(hi), uint32_t(hi >> 32)};
     uint32_t k[2] = {uint32_t(key), uint32_t(key >> 32)};
     for (int r = 0; r < 10; ++r) {

@@ -31,6 +31,9 @@ struct Capacity {
   int max_tokens = 16 * 128;  // packed rows over the whole batch
   int max_len = 128;          // longest sequence
   int max_rows = 16 * 128;    // scored rows
+  // Forward only (scoring): no gradients, no backward scratch, and one layer's activations
+  // reused by every layer, so a model replica per thread stays small.
+  bool inference_only = false;
 };
 
 }  // namespace bb

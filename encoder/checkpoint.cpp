@@ -77,6 +77,7 @@ void load_model_weights(const fs::path& dir, Model<float>& model) {
     BB_CHECK(expected.count(name) || kIgnorable.count(name),
              "{}: unexpected tensor {} (does config.json match this model?)", file.path.string(),
              name);
+  model.upload_params();
 }
 
 fs::path save_checkpoint(const fs::path& dir, const Model<float>& model, const AdamW& opt,
@@ -90,9 +91,10 @@ fs::path save_checkpoint(const fs::path& dir, const Model<float>& model, const A
   fs::create_directories(tmp);
   write_model_files(tmp, model);
   const int64_t n = model.layout().total;
+  const std::vector<float> m = opt.m.host(), v = opt.v.host();
   write_safetensors(tmp / "state.safetensors", {{"params", {n}, model.params.data()},
-                                                {"adam_m", {n}, opt.m.data()},
-                                                {"adam_v", {n}, opt.v.data()}});
+                                                {"adam_m", {n}, m.data()},
+                                                {"adam_v", {n}, v.data()}});
   const json ts{{"step", state.step},
                 {"seed", state.seed},
                 {"adam_step", opt.step},
@@ -144,8 +146,9 @@ TrainerState load_checkpoint(const fs::path& step_dir, Model<float>& model, Adam
     BB_CHECK(std::isfinite(params[i]) && std::isfinite(m[i]) && std::isfinite(v[i]),
              "{}: non-finite value at index {}", state.path.string(), i);
   model.params.assign(params.begin(), params.end());
-  opt.m.assign(m.begin(), m.end());
-  opt.v.assign(v.begin(), v.end());
+  model.upload_params();
+  opt.m.from_host(m.data(), size_t(n));
+  opt.v.from_host(v.data(), size_t(n));
   opt.step = ts["adam_step"].get<int64_t>();
   TrainerState out;
   out.step = ts["step"].get<int64_t>();

@@ -15,6 +15,8 @@
 
 namespace bb {
 
+// Saving writes the model's host copy `params` (a CUDA model: call download() first); loading
+// fills it and uploads.
 // Writes config.json and model.safetensors into dir (created if needed).
 void save_model(const std::filesystem::path& dir, const Model<float>& model);
 // Loads model.safetensors from dir into a model built from dir/config.json. Validates every name,

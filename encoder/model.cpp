@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "backend/ops.h"
 #include "common/error.h"
@@ -19,9 +20,20 @@ struct LayerSizes {
 }  // namespace
 
 template <typename T>
-Model<T>::Model(const Config& config, const Capacity& cap)
-    : cfg_(config), layout_(config), cap_(cap) {
+Model<T>::Model(const Config& config, const Capacity& cap, Device device)
+    : cfg_(config), layout_(config), cap_(cap), device_(device) {
   cfg_.validate("model config");
+  BB_CHECK((device == Device::cpu || std::is_same_v<T, float>),
+           "internal: the CUDA model is float only");
+  require_device(device);
+  for (Array<T>* a : {&dparams_, &dgrads_, &arena_, &emb_sum_, &emb_mean_, &emb_rstd_,
+                      &emb_mask_, &hx_, &hd_, &hg_, &hl_, &h_mean_, &h_rstd_, &logits_, &lse_,
+                      &ssa_b_, &ssa_n_, &dA_, &dB_, &t1_, &t2_, &t3_, &f1g_, &dqkv_, &dh1_,
+                      &dh2_, &dlogits_, &att_scratch_, &dbn_})
+    a->set_device(device);
+  for (Array<int32_t>* a : {&d_ids_, &d_offsets_, &d_rows_, &d_labels_, &d_pos_})
+    a->set_device(device);
+  for (Array<int64_t>* a : {&d_row_ids_, &d_store_at_}) a->set_device(device);
   BB_CHECK(cap.max_len <= cfg_.max_tokens(), "capacity: max_len {} exceeds the model's {} tokens",
            cap.max_len, cfg_.max_tokens());
   const int64_t C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
@@ -30,22 +42,41 @@ Model<T>::Model(const Config& config, const Capacity& cap)
                           int64_t(cap.max_len) * cap.max_tokens);
   const LayerSizes s{N_cap_ * C, N_cap_ * 3 * C, N_cap_ * F, N_cap_, att_cap_};
   params.assign(layout_.total, T(0));
-  grads.assign(layout_.total, T(0));
-  arena_.assign(s.total() * cfg_.layers + (cfg_.layers + 1) * s.NC, T(0));
-  for (auto* v : {&emb_sum_, &emb_mask_, &dA_, &dB_, &t1_, &t2_, &t3_}) v->assign(s.NC, T(0));
+  if (device == Device::cuda) {
+    dparams_.assign(layout_.total, T(0));
+    if (!cap.inference_only) dgrads_.assign(layout_.total, T(0));
+    d_ids_.assign(N_cap_, 0);
+    d_pos_.assign(N_cap_, 0);
+    d_row_ids_.assign(N_cap_, 0);
+    d_offsets_.assign(cap.max_seqs + 1, 0);
+    d_store_at_.assign(cap.max_seqs + 1, 0);
+    d_rows_.assign(cap.max_rows, 0);
+    d_labels_.assign(cap.max_rows, 0);
+  }
+  if (cap.inference_only) {  // layer inputs alternate between two slots; one layer block
+    arena_.assign(s.total() + 2 * s.NC, T(0));
+    for (auto* v : {&emb_sum_, &emb_mask_, &t1_}) v->assign(s.NC, T(0));
+  } else {
+    grads.assign(layout_.total, T(0));
+    arena_.assign(s.total() * cfg_.layers + (cfg_.layers + 1) * s.NC, T(0));
+    for (auto* v : {&emb_sum_, &emb_mask_, &dA_, &dB_, &t1_, &t2_, &t3_}) v->assign(s.NC, T(0));
+  }
   emb_mean_.assign(N_cap_, T(0));
   emb_rstd_.assign(N_cap_, T(0));
   const int64_t MC = int64_t(cap.max_rows) * C;
-  for (auto* v : {&hx_, &hd_, &hg_, &hl_, &dh1_, &dh2_}) v->assign(MC, T(0));
+  for (auto* v : {&hx_, &hd_, &hg_, &hl_}) v->assign(MC, T(0));
   h_mean_.assign(cap.max_rows, T(0));
   h_rstd_.assign(cap.max_rows, T(0));
   logits_.assign(int64_t(cap.max_rows) * V, T(0));
-  dlogits_.assign(int64_t(cap.max_rows) * V, T(0));
   lse_.assign(cap.max_rows, T(0));
-  f1g_.assign(s.NF, T(0));
-  dqkv_.assign(s.N3C, T(0));
-  att_scratch_.assign(2 * H * cap.max_seqs, T(0));
-  dbn_.assign(2 * H, T(0));
+  if (!cap.inference_only) {
+    for (auto* v : {&dh1_, &dh2_}) v->assign(MC, T(0));
+    dlogits_.assign(int64_t(cap.max_rows) * V, T(0));
+    f1g_.assign(s.NF, T(0));
+    dqkv_.assign(s.N3C, T(0));
+    att_scratch_.assign(2 * H * cap.max_seqs, T(0));
+    dbn_.assign(2 * H, T(0));
+  }
   ssa_b_.assign(cfg_.layers * H, T(0));
   ssa_n_.assign(cfg_.layers * H, T(0));
   pos_.assign(N_cap_, 0);
@@ -57,9 +88,10 @@ template <typename T>
 typename Model<T>::LayerActs Model<T>::acts(int l) {
   const int64_t C = cfg_.hidden, F = cfg_.ffn;
   const LayerSizes s{N_cap_ * C, N_cap_ * 3 * C, N_cap_ * F, N_cap_, att_cap_};
-  T* p = arena_.data() + (cfg_.layers + 1) * s.NC + l * s.total();
+  const bool shared = cap_.inference_only;
+  T* p = arena_.data() + (shared ? 2 * s.NC : (cfg_.layers + 1) * s.NC + l * s.total());
   LayerActs a{};
-  a.x = arena_.data() + l * s.NC;
+  a.x = arena_.data() + (shared ? l % 2 : l) * s.NC;
   auto take = [&p](int64_t n) {
     T* r = p;
     p += n;
@@ -86,7 +118,31 @@ typename Model<T>::LayerActs Model<T>::acts(int l) {
 
 template <typename T>
 T* Model<T>::x_out(int l) {
-  return arena_.data() + int64_t(l + 1) * N_cap_ * cfg_.hidden;
+  const int slot = cap_.inference_only ? (l + 1) % 2 : l + 1;
+  return arena_.data() + int64_t(slot) * N_cap_ * cfg_.hidden;
+}
+
+template <typename T>
+template <typename I>
+const I* Model<T>::staged(Array<I>& dev, const std::vector<I>& host) {
+  if (device_ == Device::cpu) return host.data();
+  dev.from_host(host.data(), host.size());
+  return dev.data();
+}
+
+template <typename T>
+void Model<T>::upload_params() {
+  if (device_ == Device::cuda) dparams_.from_host(params.data(), params.size());
+}
+
+template <typename T>
+void Model<T>::download() {
+  if (device_ == Device::cpu) return;
+  const std::vector<T> p = dparams_.host();
+  std::copy(p.begin(), p.end(), params.begin());
+  if (cap_.inference_only) return;
+  const std::vector<T> g = dgrads_.host();
+  grads.assign(g.begin(), g.end());
 }
 
 template <typename T>
@@ -120,11 +176,14 @@ void Model<T>::init_weights(uint64_t seed) {
   const int C = cfg_.hidden;
   std::fill(pv.wte + int64_t(cfg_.pad_id) * C, pv.wte + int64_t(cfg_.pad_id + 1) * C, T(0));
   std::fill(pv.wpe + int64_t(cfg_.pad_id) * C, pv.wpe + int64_t(cfg_.pad_id + 1) * C, T(0));
+  upload_params();
 }
 
 template <typename T>
 void Model<T>::zero_grads() {
-  std::fill(grads.begin(), grads.end(), T(0));
+  BB_CHECK(!cap_.inference_only, "internal: zero_grads() on an inference-only model");
+  const DeviceScope on(device_);
+  ops::fill_zero<T>(grad_data(), layout_.total);
 }
 
 template <typename T>
@@ -173,35 +232,38 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
   }
   batch_ = &batch;
   has_loss_ = !batch.labels.empty();
+  const DeviceScope on(device_);
+  ids_ = staged(d_ids_, batch.ids);
+  offsets_ = staged(d_offsets_, batch.offsets);
+  rows_ = staged(d_rows_, batch.rows);
+  labels_ = has_loss_ ? staged(d_labels_, batch.labels) : nullptr;
+  posp_ = staged(d_pos_, pos_);
+  row_idsp_ = staged(d_row_ids_, row_ids_);
+  store_atp_ = staged(d_store_at_, store_at_);
   const float p_hidden = sc.train ? float(cfg_.hidden_dropout) : 0.f;
   const float p_att = sc.train ? float(cfg_.attention_dropout) : 0.f;
-  ParamViews<T> pv(layout_, cfg_, params.data());
+  ParamViews<T> pv(layout_, cfg_, param_data());
 
   // Embeddings: word + position + type 0 -> LayerNorm -> dropout
-  ops::embedding_forward<T>(emb_sum_.data(), batch.ids.data(), pos_.data(), pv.wte, pv.wpe, pv.wtt,
-                            N, C);
+  ops::embedding_forward<T>(emb_sum_.data(), ids_, posp_, pv.wte, pv.wpe, pv.wtt, N, C);
   ops::layernorm_forward<T>(t1_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
                             pv.emb_ln_w, pv.emb_ln_b, N, C, T(cfg_.layer_norm_eps));
-  ops::dropout_forward<T>(acts(0).x, emb_mask_.data(), t1_.data(), row_ids_.data(), N, C,
+  ops::dropout_forward<T>(acts(0).x, emb_mask_.data(), t1_.data(), row_idsp_, N, C,
                           p_hidden, dropout_key(sc, 0));
 
-  const ops::AttentionShape shape{B, H, C, batch.offsets.data(), store_at_.data()};
+  const ops::AttentionShape shape{B, H, C, offsets_, store_atp_};
   for (int l = 0; l < cfg_.layers; ++l) {
     const LayerActs a = acts(l);
     const auto& w = pv.layers[l];
     T* bh = ssa_b_.data() + l * H;
     T* nh = ssa_n_.data() + l * H;
-    if (cfg_.scoring == Scoring::ssa)
-      for (int h = 0; h < H; ++h) {
-        bh[h] = std::exp(w.ssa_beta[h]);
-        nh[h] = T(1) + std::exp(w.ssa_nu[h]);
-      }
+    if (cfg_.scoring == Scoring::ssa) ops::ssa_effective<T>(bh, nh, w.ssa_beta, w.ssa_nu, H);
     // Self-attention: fused QKV, scores, scoring, context; dense -> dropout -> + x -> LayerNorm
     ops::linear_forward<T>(a.qkv, a.x, w.qkv_w, w.qkv_b, N, C, 3 * C);
     ops::attention_forward<T>(a.ctx, a.S, a.P, a.Pmask, a.qkv, shape, cfg_.scoring, bh, nh, p_att,
                               dropout_key(sc, 1 + 3 * l));
     ops::linear_forward<T>(t1_.data(), a.ctx, w.attn_out_w, w.attn_out_b, N, C, C);
-    ops::dropout_forward<T>(a.res1, a.ao_mask, t1_.data(), row_ids_.data(), N, C, p_hidden,
+    ops::dropout_forward<T>(a.res1, a.ao_mask, t1_.data(), row_idsp_, N, C, p_hidden,
                             dropout_key(sc, 2 + 3 * l));
     ops::add_inplace<T>(a.res1, a.x, int64_t(N) * C);
     ops::layernorm_forward<T>(a.h1, a.ln1_mean, a.ln1_rstd, a.res1, w.ln1_w, w.ln1_b, N, C,
@@ -210,7 +272,7 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
     ops::linear_forward<T>(a.f1, a.h1, w.ffn_in_w, w.ffn_in_b, N, C, F);
     ops::gelu_forward<T>(a.g, a.f1, int64_t(N) * F);
     ops::linear_forward<T>(t1_.data(), a.g, w.ffn_out_w, w.ffn_out_b, N, F, C);
-    ops::dropout_forward<T>(a.res2, a.fo_mask, t1_.data(), row_ids_.data(), N, C, p_hidden,
+    ops::dropout_forward<T>(a.res2, a.fo_mask, t1_.data(), row_idsp_, N, C, p_hidden,
                             dropout_key(sc, 3 + 3 * l));
     ops::add_inplace<T>(a.res2, a.h1, int64_t(N) * C);
     ops::layernorm_forward<T>(x_out(l), a.ln2_mean, a.ln2_rstd, a.res2, w.ln2_w, w.ln2_b, N, C,
@@ -219,29 +281,30 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
 
   // LM head at the scored rows only: dense -> GELU -> LayerNorm -> decoder (tied) + bias
   const T* xl = x_out(cfg_.layers - 1);
-  for (int m = 0; m < M; ++m)
-    std::memcpy(hx_.data() + int64_t(m) * C, xl + int64_t(batch.rows[m]) * C, sizeof(T) * C);
+  ops::gather_rows<T>(hx_.data(), xl, rows_, M, C);
   ops::linear_forward<T>(hd_.data(), hx_.data(), pv.head_dense_w, pv.head_dense_b, M, C, C);
   ops::gelu_forward<T>(hg_.data(), hd_.data(), int64_t(M) * C);
   ops::layernorm_forward<T>(hl_.data(), h_mean_.data(), h_rstd_.data(), hg_.data(), pv.head_ln_w,
                             pv.head_ln_b, M, C, T(cfg_.layer_norm_eps));
   ops::linear_forward<T>(logits_.data(), hl_.data(), pv.wte, pv.head_bias, M, C, V);
   if (!has_loss_) return T(0);
-  return ops::cross_entropy_forward<T>(lse_.data(), logits_.data(), batch.labels.data(), M, V);
+  return ops::cross_entropy_forward<T>(lse_.data(), logits_.data(), labels_, M, V);
 }
 
 template <typename T>
 void Model<T>::backward() {
+  BB_CHECK(!cap_.inference_only, "internal: backward() on an inference-only model");
   BB_CHECK(batch_ && has_loss_, "backward() needs a forward() with labels first");
   const Batch& batch = *batch_;
   const int B = batch.num_seqs(), N = batch.num_tokens(), M = batch.num_rows();
   const int C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
-  ParamViews<T> pv(layout_, cfg_, params.data());
-  ParamViews<T> gv(layout_, cfg_, grads.data());
+  const DeviceScope on(device_);
+  ParamViews<T> pv(layout_, cfg_, param_data());
+  ParamViews<T> gv(layout_, cfg_, grad_data());
 
   // Head
-  ops::cross_entropy_backward<T>(dlogits_.data(), logits_.data(), lse_.data(), batch.labels.data(),
-                                 M, V, T(1));
+  ops::cross_entropy_backward<T>(dlogits_.data(), logits_.data(), lse_.data(), labels_, M, V,
+                                 T(1));
   ops::linear_backward<T>(dh1_.data(), gv.wte, gv.head_bias, dlogits_.data(), hl_.data(), pv.wte,
                           M, C, V);
   ops::layernorm_backward<T>(dh2_.data(), gv.head_ln_w, gv.head_ln_b, dh1_.data(), hg_.data(),
@@ -251,11 +314,9 @@ void Model<T>::backward() {
                           pv.head_dense_w, M, C, C);
   T* dx = dA_.data();  // gradient w.r.t. the current layer's output (N, C)
   T* dx_in = dB_.data();
-  std::fill(dx, dx + int64_t(N) * C, T(0));
-  for (int m = 0; m < M; ++m)
-    ops::add_inplace<T>(dx + int64_t(batch.rows[m]) * C, dh1_.data() + int64_t(m) * C, C);
+  ops::scatter_rows<T>(dx, dh1_.data(), rows_, M, N, C);
 
-  const ops::AttentionShape shape{B, H, C, batch.offsets.data(), store_at_.data()};
+  const ops::AttentionShape shape{B, H, C, offsets_, store_atp_};
   T *t1 = t1_.data(), *t2 = t2_.data(), *t3 = t3_.data();
   const int64_t NC = int64_t(N) * C;
   for (int l = cfg_.layers - 1; l >= 0; --l) {
@@ -277,24 +338,22 @@ void Model<T>::backward() {
     ops::linear_backward<T>(t3, gw.attn_out_w, gw.attn_out_b, t2, a.ctx, w.attn_out_w, N, C, C);
     T* db = dbn_.data();
     T* dn = dbn_.data() + H;
-    std::fill(db, db + 2 * H, T(0));
+    ops::fill_zero<T>(db, 2 * H);
     ops::attention_backward<T>(dqkv_.data(), db, dn, att_scratch_.data(), t3, a.qkv, a.S, a.P,
                                a.Pmask, shape, cfg_.scoring, ssa_b_.data() + l * H,
                                ssa_n_.data() + l * H);
     ops::linear_backward<T>(dx_in, gw.qkv_w, gw.qkv_b, dqkv_.data(), a.x, w.qkv_w, N, C, 3 * C);
     ops::add_inplace<T>(dx_in, t1, NC);
     if (cfg_.scoring == Scoring::ssa)  // chain rule to the raw values: db/dbeta = b, dn/dnu = n-1
-      for (int h = 0; h < H; ++h) {
-        if (!cfg_.ssa.freeze_b) gw.ssa_beta[h] += db[h] * ssa_b_[l * H + h];
-        if (!cfg_.ssa.freeze_n) gw.ssa_nu[h] += dn[h] * (ssa_n_[l * H + h] - T(1));
-      }
+      ops::ssa_raw_grads<T>(gw.ssa_beta, gw.ssa_nu, db, dn, ssa_b_.data() + l * H,
+                            ssa_n_.data() + l * H, H, cfg_.ssa.freeze_b, cfg_.ssa.freeze_n);
     std::swap(dx, dx_in);
   }
   // Embeddings
   ops::dropout_backward<T>(t1, dx, emb_mask_.data(), NC);
   ops::layernorm_backward<T>(t2, gv.emb_ln_w, gv.emb_ln_b, t1, emb_sum_.data(), emb_mean_.data(),
                              emb_rstd_.data(), pv.emb_ln_w, N, C);
-  ops::embedding_backward<T>(gv.wte, gv.wpe, gv.wtt, t2, batch.ids.data(), pos_.data(), N, C);
+  ops::embedding_backward<T>(gv.wte, gv.wpe, gv.wtt, t2, ids_, posp_, N, C);
 }
 
 template class Model<float>;

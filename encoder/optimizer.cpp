@@ -18,8 +18,11 @@ double lr_at(const OptimConfig& o, int64_t step) {
   return o.lr * std::max(0.0, rest);
 }
 
-AdamW::AdamW(const ParamLayout& layout, const Config& config, const OptimConfig& opt)
-    : m(layout.total, 0.f), v(layout.total, 0.f), opt_(opt) {
+AdamW::AdamW(const ParamLayout& layout, const Config& config, const OptimConfig& opt,
+             Device device)
+    : m(device), v(device), opt_(opt) {
+  m.assign(layout.total, 0.f);
+  v.assign(layout.total, 0.f);
   for (const ParamTensor& t : layout.tensors) {
     const bool decay = t.kind == ParamKind::matrix;
     double mult = 1.0;
@@ -35,6 +38,7 @@ AdamW::AdamW(const ParamLayout& layout, const Config& config, const OptimConfig&
 }
 
 double AdamW::update(float* params, const float* grads) {
+  const DeviceScope on(m.device());
   const double norm = std::sqrt(ops::sum_squares(grads, int64_t(m.size())));
   float scale = 1.f;
   if (opt_.clip_norm > 0 && norm > opt_.clip_norm) scale = float(opt_.clip_norm / (norm + 1e-6));

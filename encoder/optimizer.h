@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/buffer.h"
+#include "backend/device.h"
 #include "encoder/config.h"
 #include "encoder/parameters.h"
 
@@ -28,12 +28,14 @@ int64_t effective_warmup(const OptimConfig& o);
 
 class AdamW {
  public:
-  AdamW(const ParamLayout& layout, const Config& config, const OptimConfig& opt);
-  // One update with lr_at(step); returns the gradient norm before clipping. Frozen SSA values
-  // are left unchanged.
+  // The moments live on `device`, with the model's parameters.
+  AdamW(const ParamLayout& layout, const Config& config, const OptimConfig& opt,
+        Device device = Device::cpu);
+  // One update with lr_at(step) of device pointers; returns the gradient norm before clipping.
+  // Frozen SSA values are left unchanged.
   double update(float* params, const float* grads);
 
-  Buffer<float> m, v;  // (layout.total)
+  Array<float> m, v;  // (layout.total)
   int64_t step = 0;         // updates done
   const OptimConfig& options() const { return opt_; }
 

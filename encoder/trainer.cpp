@@ -17,8 +17,8 @@ static OptimConfig with_total(OptimConfig o, int64_t steps) {
 Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& opts,
                  BatchSource source)
     : opts_(opts),
-      model_(config, cap),
-      opt_(model_.layout(), config, with_total(opts.optim, opts.steps)),
+      model_(config, cap, opts.device),
+      opt_(model_.layout(), config, with_total(opts.optim, opts.steps), opts.device),
       source_(std::move(source)) {
   model_.init_weights(opts.seed);
   state_.seed = opts.seed;
@@ -38,6 +38,7 @@ Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& 
 void Trainer::save() {
   BB_CHECK(!opts_.out.empty(), "no output directory to save a checkpoint to");
   state_.data = {{"next_step", state_.step}};
+  model_.download();  // the checkpoint is written from the host copy
   save_checkpoint(opts_.out, model_, opt_, state_);
 }
 
@@ -55,7 +56,7 @@ int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>&
     BB_CHECK(std::isfinite(loss), "training diverged: loss is {} at step {}", loss, state_.step);
     model_.backward();
     const double lr = lr_at(opt_.options(), opt_.step);
-    const double norm = opt_.update(model_.params.data(), model_.grads.data());
+    const double norm = opt_.update(model_.param_data(), model_.grad_data());
     ++state_.step;
     // Checkpoint first, so on_step sees this step's model on disk (e.g. to probe it).
     const bool periodic = opts_.checkpoint_every > 0 && state_.step % opts_.checkpoint_every == 0;

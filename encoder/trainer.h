@@ -23,6 +23,7 @@ struct TrainOptions {
   int64_t checkpoint_every = 0;  // 0: only at the end
   std::filesystem::path out;     // empty: no checkpoints
   bool resume = false;
+  Device device = Device::cpu;   // where the model and optimizer live
 };
 
 struct StepLog {

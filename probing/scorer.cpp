@@ -1,9 +1,15 @@
 #include "probing/scorer.h"
 
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 
 #include "backend/ops.h"
 #include "common/error.h"
+#include "common/threads.h"
 #include "encoder/checkpoint.h"
 
 namespace bb {
@@ -23,29 +29,59 @@ std::string method_name(Method m) {
 
 bool higher_is_better(Method m) { return m != Method::holistic; }
 
-Scorer::Scorer(const fs::path& dir, int batch_tokens)
-    : tok_(Tokenizer::load(dir)), batch_tokens_(batch_tokens) {
+Scorer::Scorer(const fs::path& dir, int batch_tokens, Device device)
+    : tok_(Tokenizer::load(dir)), batch_tokens_(batch_tokens), device_(device) {
   const Config c = read_config(dir / "config.json");
   BB_CHECK(c.vocab_size == tok_->vocab_size(),
            "{}: config.json says vocab_size {}, tokenizer.model has {} pieces", dir.string(),
            c.vocab_size, tok_->vocab_size());
-  const int L = c.max_tokens();
-  batch_tokens_ = std::max(batch_tokens_, L);
-  model_ = std::make_unique<Model<float>>(
-      c, Capacity{batch_tokens_, batch_tokens_, L, batch_tokens_});
-  load_model_weights(dir, *model_);
+  batch_tokens_ = std::max(batch_tokens_, c.max_tokens());
+  models_.push_back(std::make_unique<Model<float>>(c, capacity(c), device));
+  load_model_weights(dir, *models_[0]);
   word_start_.resize(c.vocab_size);
   for (int id = 0; id < c.vocab_size; ++id)
     word_start_[id] = id < 5 || tok_->piece(id).rfind("\xE2\x96\x81", 0) == 0;
 }
 
-Scorer::Scorer(const Config& c, uint64_t seed, int batch_tokens)
-    : batch_tokens_(std::max(batch_tokens, c.max_tokens())) {
-  const int L = c.max_tokens();
-  model_ = std::make_unique<Model<float>>(
-      c, Capacity{batch_tokens_, batch_tokens_, L, batch_tokens_});
-  model_->init_weights(seed);
+Scorer::Scorer(const Config& c, uint64_t seed, int batch_tokens, Device device)
+    : batch_tokens_(std::max(batch_tokens, c.max_tokens())), device_(device) {
+  models_.push_back(std::make_unique<Model<float>>(c, capacity(c), device));
+  models_[0]->init_weights(seed);
   word_start_.assign(c.vocab_size, true);
+}
+
+Capacity Scorer::capacity(const Config& c) const {
+  const int L = c.max_tokens();
+  Capacity cap{batch_tokens_, batch_tokens_, L, batch_tokens_};
+  cap.inference_only = true;
+  return cap;
+}
+
+const Config& Scorer::config() const { return models_[0]->config(); }
+
+void Scorer::add_replicas(int n) {
+  while (int(models_.size()) < n) {
+    models_.push_back(std::make_unique<Model<float>>(config(), capacity(config())));
+    models_.back()->params = models_[0]->params;
+    models_.back()->upload_params();
+  }
+}
+
+void Scorer::row_log_probs(Model<float>& model, const Batch& batch,
+                           const std::vector<int32_t>& labels, std::vector<float>& logp) {
+  const int M = batch.num_rows(), V = config().vocab_size;
+  logp.resize(size_t(M));
+  if (model.device() == Device::cpu)
+    return ops::target_log_probs<float>(logp.data(), model.logits(), labels.data(), M, V);
+  const DeviceScope on(model.device());
+  thread_local Array<int32_t> dlabels(Device::cuda);
+  thread_local Array<float> dlogp(Device::cuda);
+  if (dlabels.size() < size_t(M)) dlabels.assign(size_t(batch_tokens_), 0);
+  if (dlogp.size() < size_t(M)) dlogp.assign(size_t(batch_tokens_), 0.f);
+  dlabels.from_host(labels.data(), size_t(M));
+  ops::target_log_probs<float>(dlogp.data(), model.logits(), dlabels.data(), M, V);
+  const std::vector<float> all = dlogp.host();
+  std::copy(all.begin(), all.begin() + M, logp.begin());
 }
 
 namespace {
@@ -65,9 +101,9 @@ std::vector<SentenceScore> Scorer::score(const std::vector<std::string>& sentenc
   for (size_t s = 0; s < sentences.size(); ++s) {
     auto ids = tok_->encode(sentences[s]);
     BB_CHECK(ids, "sentence {}: invalid UTF-8 (expected UTF-8 text)", s + 1);
-    BB_CHECK(int(ids->size()) <= model_->config().max_tokens(),
+    BB_CHECK(int(ids->size()) <= config().max_tokens(),
              "sentence {}: {} tokens, longer than the model's {} (\"{}\")", s + 1, ids->size(),
-             model_->config().max_tokens(), sentences[s].substr(0, 60));
+             config().max_tokens(), sentences[s].substr(0, 60));
     all.push_back(std::move(*ids));
   }
   return score_ids(std::move(all), m, progress);
@@ -75,7 +111,7 @@ std::vector<SentenceScore> Scorer::score(const std::vector<std::string>& sentenc
 
 std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> all, Method m,
                                              const std::function<void(int64_t)>& progress) {
-  const Config& c = model_->config();
+  const Config& c = config();
   std::vector<SentenceScore> out(all.size());
   std::vector<Item> items;
   for (size_t s = 0; s < all.size(); ++s) {
@@ -98,39 +134,64 @@ std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> a
       items.push_back(std::move(it));
     }
   }
-  // Pack items into batches of at most batch_tokens_ tokens; score; scatter log-probs back.
-  Batch batch;
-  std::vector<float> logp;
-  std::vector<int> batch_items;
-  int64_t done_sentences = 0;
-  auto flush = [&] {
-    if (batch_items.empty()) return;
-    model_->forward(batch, {false, 0, 0});
-    logp.resize(batch.rows.size());
-    ops::target_log_probs<float>(logp.data(), model_->logits(), batch.labels.data(),
-                                 batch.num_rows(), c.vocab_size);
-    size_t r = 0;
-    for (int i : batch_items)
-      for (int slot : items[i].slots) out[items[i].sentence].logprobs[slot] = logp[r++];
-    done_sentences = items[batch_items.back()].sentence + 1;
-    if (progress) progress(done_sentences);
-    batch.clear();
-    batch_items.clear();
-  };
-  batch.clear();
+  // Pack items into batches of at most batch_tokens_ tokens (labels kept apart, so forward()
+  // skips its loss); batch k holds items[first[k], first[k+1]).
+  std::vector<Batch> batches;
+  std::vector<std::vector<int32_t>> labels;
+  std::vector<size_t> first;
   for (size_t i = 0; i < items.size(); ++i) {
     const Item& it = items[i];
-    if (batch.num_tokens() + int(it.ids.size()) > batch_tokens_) flush();
+    if (batches.empty() || batches.back().num_tokens() + int(it.ids.size()) > batch_tokens_) {
+      batches.emplace_back().clear();
+      labels.emplace_back();
+      first.push_back(i);
+    }
+    Batch& batch = batches.back();
     const int off = batch.num_tokens();
     batch.ids.insert(batch.ids.end(), it.ids.begin(), it.ids.end());
     batch.offsets.push_back(batch.num_tokens());
     for (int t : it.positions) {
       batch.rows.push_back(off + t);
-      batch.labels.push_back(out[it.sentence].ids[t]);
+      labels.back().push_back(out[it.sentence].ids[t]);
     }
-    batch_items.push_back(int(i));
   }
-  flush();
+  first.push_back(items.size());
+  // Batches are independent: with T threads, T model replicas each run whole batches on one
+  // thread (BLAS and our ops run single-threaded inside the parallel region). This scales far
+  // better than splitting each small batch's GEMMs across threads. One thread: the ops use the
+  // whole pool themselves. Every batch's result is the same either way.
+  const int64_t nb = int64_t(batches.size());
+  const int T = device_ == Device::cuda
+                    ? 1
+                    : int(std::clamp<int64_t>(num_threads(), 1, std::max<int64_t>(nb, 1)));
+  add_replicas(T);
+  std::atomic<int64_t> next{0}, items_done{0};
+  int64_t reported = 0;
+  std::exception_ptr error;
+#pragma omp parallel num_threads(T) if (T > 1)
+  {
+    Model<float>& model = *models_[T > 1 ? omp_get_thread_num() : 0];
+    std::vector<float> logp;
+    for (int64_t k; (k = next++) < nb;) try {
+      const Batch& batch = batches[k];
+      model.forward(batch, {false, 0, 0});
+      row_log_probs(model, batch, labels[k], logp);
+      size_t r = 0;
+      for (size_t i = first[k]; i < first[k + 1]; ++i)
+        for (int slot : items[i].slots) out[items[i].sentence].logprobs[slot] = logp[r++];
+      const int64_t done = items_done += int64_t(first[k + 1] - first[k]);
+      if (progress) {
+        const int64_t sentences = int64_t(double(done) / double(items.size()) * double(all.size()));
+#pragma omp critical(bb_scorer_progress)
+        if (sentences > reported) progress(reported = sentences);  // monotonic
+      }
+    } catch (...) {  // an exception must not leave the parallel region: the first is rethrown
+#pragma omp critical(bb_scorer_error)
+      if (!error) error = std::current_exception();
+      next = nb;
+    }
+  }
+  if (error) std::rethrow_exception(error);
   for (SentenceScore& s : out) {
     double sum = 0;
     for (double lp : s.logprobs) sum += lp;

@@ -33,23 +33,34 @@ struct SentenceScore {
 
 class Scorer {
  public:
-  explicit Scorer(const std::filesystem::path& model_dir, int batch_tokens = 2048);
+  // On Device::cuda one model on the GPU scores every batch; on the CPU one model replica per
+  // thread (num_threads()) runs whole batches.
+  explicit Scorer(const std::filesystem::path& model_dir, int batch_tokens = 2048,
+                  Device device = Device::cpu);
   // A randomly initialised model without tokenizer, for benchmarks (score_ids only; every piece
   // counts as a word start).
-  Scorer(const Config& config, uint64_t seed, int batch_tokens = 2048);
+  Scorer(const Config& config, uint64_t seed, int batch_tokens = 2048,
+         Device device = Device::cpu);
   std::vector<SentenceScore> score(const std::vector<std::string>& sentences, Method m,
                                    const std::function<void(int64_t done)>& progress = {});
   // Sentences already as ids incl. <s> and </s>.
   std::vector<SentenceScore> score_ids(std::vector<std::vector<int32_t>> ids, Method m,
                                        const std::function<void(int64_t done)>& progress = {});
-  const Config& config() const { return model_->config(); }
+  const Config& config() const;
   const Tokenizer& tokenizer() const { return *tok_; }
 
  private:
+  Capacity capacity(const Config& c) const;
+  void add_replicas(int n);  // models_[1..n) copy models_[0]'s weights
+  // logp(M) = log-probability of labels at the batch's rows, after model.forward(batch).
+  void row_log_probs(Model<float>& model, const Batch& batch, const std::vector<int32_t>& labels,
+                     std::vector<float>& logp);
+
   std::optional<Tokenizer> tok_;
-  std::unique_ptr<Model<float>> model_;
+  std::vector<std::unique_ptr<Model<float>>> models_;  // [0] loaded; the rest replicas per thread
   std::vector<bool> word_start_;  // piece id -> begins a word ("▁" prefix) or is special
   int batch_tokens_;
+  Device device_;
 };
 
 }  // namespace bb

@@ -3,6 +3,7 @@
 #include <unsupported/Eigen/SpecialFunctions>
 #include <algorithm>
 
+#include "backend/cpu/dispatch.h"
 #include "backend/ops.h"
 
 namespace bb::ops {
@@ -15,6 +16,7 @@ using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
 
 template <typename T>
 void gelu_forward(T* out, const T* x, int64_t n) {
+  BB_RUN_ON_CUDA(gelu_forward, out, x, n);
   const int64_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t k = 0; k < chunks; ++k) {
@@ -27,6 +29,7 @@ void gelu_forward(T* out, const T* x, int64_t n) {
 
 template <typename T>
 void gelu_backward(T* dx, const T* dout, const T* x, int64_t n) {
+  BB_RUN_ON_CUDA(gelu_backward, dx, dout, x, n);
   // d/dx gelu = (1 + erf(x/sqrt2))/2 + x exp(-x^2/2) / sqrt(2 pi)
   const int64_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(static) if (n > 65536)
@@ -41,6 +44,7 @@ void gelu_backward(T* dx, const T* dout, const T* x, int64_t n) {
 
 template <typename T>
 void add_inplace(T* y, const T* x, int64_t n) {
+  BB_RUN_ON_CUDA(add_inplace, y, x, n);
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <algorithm>
 
+#include "backend/cpu/dispatch.h"
 #include "backend/ops.h"
 
 namespace bb::ops {
 
 double sum_squares(const float* g, int64_t n) {
+  BB_RUN_ON_CUDA_FLOAT(sum_squares, g, n);
   // One contiguous slice per thread, each summed in double; slices added in thread order.
   constexpr int kMaxThreads = 256;  // a stack array: no allocation inside the step loop
   const int T = std::min(omp_get_max_threads(), kMaxThreads);
@@ -32,6 +34,7 @@ double sum_squares(const float* g, int64_t n) {
 }
 
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s) {
+  BB_RUN_ON_CUDA_FLOAT(adamw_update, p, g, m, v, n, s);
   const double bc1 = s.bias_correction ? 1.0 - std::pow(double(s.beta1), double(s.step)) : 1.0;
   const double bc2 = s.bias_correction ? 1.0 - std::pow(double(s.beta2), double(s.step)) : 1.0;
   const float step_size = float(s.lr / bc1);

@@ -6,6 +6,7 @@
 
 #include "backend/cpu/dropout_mask.h"
 #include "common/buffer.h"
+#include "backend/cpu/dispatch.h"
 #include "backend/ops.h"
 
 namespace bb::ops {
@@ -40,6 +41,8 @@ template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& sh,
                        Scoring kind, const T* b_head, const T* n_head, float dropout_p,
                        uint64_t key) {
+  BB_RUN_ON_CUDA(attention_forward, ctx, S, P, mask, qkv, sh, kind, b_head, n_head, dropout_p,
+                 key);
   const int H = sh.H, C = sh.C, d = C / H;
   const T scale = T(1) / std::sqrt(T(d));
 #pragma omp parallel for schedule(dynamic, 1)
@@ -75,6 +78,8 @@ template <typename T>
 void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scr, const T* dctx, const T* qkv,
                         const T* S, const T* P, const T* mask, const AttentionShape& sh,
                         Scoring kind, const T* b_head, const T* n_head) {
+  BB_RUN_ON_CUDA(attention_backward, dqkv, db_head, dn_head, scr, dctx, qkv, S, P, mask, sh,
+                 kind, b_head, n_head);
   const int H = sh.H, C = sh.C, d = C / H, B = sh.B;
   const T scale = T(1) / std::sqrt(T(d));
 #pragma omp parallel for schedule(dynamic, 1)

@@ -1,5 +1,6 @@
 // Inverted dropout with a counter-based mask (see dropout_mask.h).
 #include "backend/cpu/dropout_mask.h"
+#include "backend/cpu/dispatch.h"
 #include "backend/ops.h"
 
 namespace bb::ops {
@@ -7,6 +8,7 @@ namespace bb::ops {
 template <typename T>
 void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N, int C, float p,
                      uint64_t key) {
+  BB_RUN_ON_CUDA(dropout_forward, out, mask, x, row_ids, N, C, p, key);
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > 16384)
   for (int n = 0; n < N; ++n) {
     T* mr = mask + int64_t(n) * C;
@@ -23,6 +25,7 @@ void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N,
 
 template <typename T>
 void dropout_backward(T* dx, const T* dout, const T* mask, int64_t n) {
+  BB_RUN_ON_CUDA(dropout_backward, dx, dout, mask, n);
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t i = 0; i < n; ++i) dx[i] = dout[i] * mask[i];
 }

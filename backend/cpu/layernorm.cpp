@@ -1,6 +1,7 @@
 // LayerNorm over the last dimension (biased variance, as torch.nn.LayerNorm).
 #include <cmath>
 
+#include "backend/cpu/dispatch.h"
 #include "backend/ops.h"
 
 namespace bb::ops {
@@ -8,6 +9,7 @@ namespace bb::ops {
 template <typename T>
 void layernorm_forward(T* out, T* mean, T* rstd, const T* x, const T* w, const T* b, int N, int C,
                        T eps) {
+  BB_RUN_ON_CUDA(layernorm_forward, out, mean, rstd, x, w, b, N, C, eps);
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > 65536)
   for (int n = 0; n < N; ++n) {
     const T* xr = x + int64_t(n) * C;
@@ -28,6 +30,7 @@ void layernorm_forward(T* out, T* mean, T* rstd, const T* x, const T* w, const T
 template <typename T>
 void layernorm_backward(T* dx, T* dw, T* db, const T* dout, const T* x, const T* mean,
                         const T* rstd, const T* w, int N, int C) {
+  BB_RUN_ON_CUDA(layernorm_backward, dx, dw, db, dout, x, mean, rstd, w, N, C);
   // norm = (x - mean) rstd; dnorm = dout w;
   // dx = rstd (dnorm - mean_c(dnorm) - norm mean_c(dnorm norm))
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > 65536)

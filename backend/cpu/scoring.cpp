@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "backend/cpu/dispatch.h"
 #include "backend/ops.h"
 
 namespace bb::ops {
@@ -23,6 +24,7 @@ inline T ssa_logit(T s, T b, T n) {
 template <typename T>
 void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b,
                      T n) {
+  BB_RUN_ON_CUDA(scoring_forward, P, S, key_valid, R, L, kind, b, n);
   for (int r = 0; r < R; ++r) {
     const T* s = S + int64_t(r) * L;
     T* p = P + int64_t(r) * L;
@@ -49,6 +51,7 @@ void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, S
 template <typename T>
 void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
                       const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n) {
+  BB_RUN_ON_CUDA(scoring_backward, dS, db, dn, dP, P, S, key_valid, R, L, kind, b, n);
   // dL/dt_j = P_j (dP_j - sum_k P_k dP_k); softmax: dS = dt. ssa: dS = dt n b / (1 + b|s|),
   // dn += dt sign(s) log1p(b|s|), db += dt n s / (1 + b|s|). Masked keys have P = 0, so dt = 0.
   T acc_b = 0, acc_n = 0;

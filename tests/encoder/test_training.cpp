@@ -87,7 +87,7 @@ TEST_CASE("resume from a checkpoint continues bit-for-bit") {
     second.run();
     CHECK(second.step() == 8);
     CHECK(second.model().params == full.model().params);
-    CHECK(second.optimizer().m == full.optimizer().m);
+    CHECK(second.optimizer().m.host() == full.optimizer().m.host());
   }
 }
 

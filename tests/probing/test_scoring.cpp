@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/files.h"
+#include "common/threads.h"
 #include "encoder/checkpoint.h"
 #include "probing/results.h"
 #include "probing/scorer.h"
@@ -87,6 +88,29 @@ TEST_CASE("holistic, pll and pll-word-l2r equal a brute-force computation") {
     }
     // "zebras" is not in the toy vocabulary: it is split into several pieces, so l2r differs.
     CHECK(l2r[3].score != doctest::Approx(pll[3].score));
+  }
+}
+
+TEST_CASE("scores do not depend on the thread count (one model replica per thread)") {
+  test::TempDir dir("scorer_threads");
+  make_model_dir(dir.path, Scoring::ssa);
+  Scorer scorer(dir.path, 48);  // many small batches, shared out between the threads
+  std::vector<std::string> sents;
+  for (int i = 0; i < 40; ++i) sents.push_back(test::toy_sentences(40)[size_t(i)]);
+  for (Method m : {Method::holistic, Method::pll}) {
+    set_threads(1);
+    const auto one = scorer.score(sents, m);
+    set_threads(2);
+    int64_t last_progress = 0;
+    const auto two = scorer.score(sents, m, [&](int64_t done) { last_progress = done; });
+    set_threads(1);
+    CHECK(last_progress > 0);
+    CHECK(last_progress <= int64_t(sents.size()));
+    REQUIRE(one.size() == two.size());
+    for (size_t s = 0; s < one.size(); ++s) {
+      CHECK(one[s].ids == two[s].ids);
+      CHECK(one[s].score == doctest::Approx(two[s].score).epsilon(1e-6));
+    }
   }
 }
 

@@ -1,0 +1,90 @@
+// Exact-erf GELU, the residual add and dropout (the CPU's Philox masks, element for element).
+#include <cmath>
+
+#include "backend/cuda/kernels.cuh"
+#include "backend/cuda/ops.h"
+#include "common/philox.h"
+
+namespace bb::cuda {
+
+namespace {
+
+__global__ void gelu_fwd(float* out, const float* x, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 0.5f * x[i] * (1.f + erff(x[i] * 0.70710678118654752f));
+}
+
+__global__ void gelu_bwd(float* dx, const float* dout, const float* x, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float xi = x[i];
+  dx[i] = dout[i] * (0.5f * (1.f + erff(xi * 0.70710678118654752f)) +
+                     xi * expf(-0.5f * xi * xi) * 0.3989422804014327f);
+}
+
+__global__ void add(float* y, const float* x, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += x[i];
+}
+
+// Element (r, c): 16 bits of Philox block (row_ids[r], c / 8), kept iff bits >= threshold; as
+// backend/cpu/dropout_mask.h.
+__global__ void dropout_fwd(float* out, float* mask, const float* x, const int64_t* row_ids, int N,
+                            int C, bool draw, uint32_t threshold, float scale, uint64_t key) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= int64_t(N) * C) return;
+  const int r = int(i / C), c = int(i % C);
+  float m = 1.f;
+  if (draw) {
+    uint32_t w[4];
+    Philox{key}.block(uint64_t(row_ids[r]), uint64_t(c / 8), w);
+    const int k = c % 8;
+    const uint32_t bits = (w[k / 2] >> (16 * (k % 2))) & 0xFFFFu;
+    m = bits >= threshold ? scale : 0.f;
+  }
+  mask[i] = m;
+  out[i] = x[i] * m;
+}
+
+__global__ void multiply(float* dx, const float* dout, const float* mask, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) dx[i] = dout[i] * mask[i];
+}
+
+}  // namespace
+
+void gelu_forward(float* out, const float* x, int64_t n) {
+  if (n == 0) return;
+  gelu_fwd<<<blocks_for(n, 256), 256, 0, stream()>>>(out, x, n);
+  launched("gelu_fwd");
+}
+
+void gelu_backward(float* dx, const float* dout, const float* x, int64_t n) {
+  if (n == 0) return;
+  gelu_bwd<<<blocks_for(n, 256), 256, 0, stream()>>>(dx, dout, x, n);
+  launched("gelu_bwd");
+}
+
+void add_inplace(float* y, const float* x, int64_t n) {
+  if (n == 0) return;
+  add<<<blocks_for(n, 256), 256, 0, stream()>>>(y, x, n);
+  launched("add");
+}
+
+void dropout_forward(float* out, float* mask, const float* x, const int64_t* row_ids, int N,
+                     int C, float p, uint64_t key) {
+  if (N == 0) return;
+  const uint32_t threshold = uint32_t(std::lround(double(p) * 65536.0));
+  const float scale = p > 0 ? 1.f / (1.f - p) : 1.f;
+  dropout_fwd<<<blocks_for(int64_t(N) * C, 256), 256, 0, stream()>>>(out, mask, x, row_ids, N, C,
+                                                                    p > 0, threshold, scale, key);
+  launched("dropout_fwd");
+}
+
+void dropout_backward(float* dx, const float* dout, const float* mask, int64_t n) {
+  if (n == 0) return;
+  multiply<<<blocks_for(n, 256), 256, 0, stream()>>>(dx, dout, mask, n);
+  launched("multiply");
+}
+
+}  // namespace bb::cuda

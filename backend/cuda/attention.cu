@@ -1,0 +1,258 @@
+// Multi-head self-attention over packed sequences: one block per (sequence, head) keeps the
+// sequence's keys and values in shared memory; one warp per query row computes the score row,
+// the scoring function (softmax or SSA in log space), the dropout mask (the CPU's Philox draws)
+// and the context row. Stores S, P and the mask per (b, h) as (L, L) blocks at store_at[b] +
+// h*L*L, like backend/cpu/attention.cpp. Sequences of at most kMaxLen tokens.
+#include <cmath>
+
+#include "backend/cuda/kernels.cuh"
+#include "backend/cuda/ops.h"
+#include "common/philox.h"
+
+namespace bb::cuda {
+
+namespace {
+
+constexpr int kMaxLen = 128;
+constexpr int kWarps = 4;
+
+__device__ inline uint64_t att_row_id(int b, int H, int h, int i) {
+  return (uint64_t(b * H + h) << 16) | uint64_t(i);
+}
+
+__device__ inline float dropout_keep(uint64_t key, uint64_t row, int j, uint32_t threshold,
+                                     float scale) {
+  uint32_t w[4];
+  Philox{key}.block(row, uint64_t(j / 8), w);
+  const int k = j % 8;
+  return ((w[k / 2] >> (16 * (k % 2))) & 0xFFFFu) >= threshold ? scale : 0.f;
+}
+
+struct Dropout {
+  bool on;
+  uint32_t threshold;
+  float scale;
+  uint64_t key;
+};
+
+// Shared memory: K (L, d+1; padded against bank conflicts), V (L, d), a q row and a P row per
+// warp.
+__global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const float* qkv,
+                              const int32_t* offsets, const int64_t* store_at, int H, int C,
+                              bool ssa, const float* b_head, const float* n_head, Dropout drop) {
+  extern __shared__ float sm[];
+  const int b = blockIdx.x / H, h = blockIdx.x % H;
+  const int off = offsets[b], L = offsets[b + 1] - off;
+  if (L == 0) return;
+  if (L > kMaxLen) __trap();
+  const int d = C / H, ld = 3 * C, kd = d + 1;
+  float* K = sm;
+  float* V = K + kMaxLen * kd;
+  float* qs = V + kMaxLen * d;
+  float* ps = qs + kWarps * d;
+  for (int e = threadIdx.x; e < L * d; e += blockDim.x) {
+    const int j = e / d, k = e % d;
+    const float* row = qkv + int64_t(off + j) * ld + h * d;
+    K[j * kd + k] = row[C + k];
+    V[j * d + k] = row[2 * C + k];
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float* q = qs + warp * d;
+  float* pr = ps + warp * kMaxLen;
+  const float scale = 1.f / sqrtf(float(d));
+  const float bh = ssa ? b_head[h] : 0.f, nh = ssa ? n_head[h] : 0.f;
+  const int64_t at = store_at[b] + int64_t(h) * L * L;
+  for (int i = warp; i < L; i += kWarps) {
+    const float* qi = qkv + int64_t(off + i) * ld + h * d;
+    for (int k = lane; k < d; k += 32) q[k] = qi[k];
+    __syncwarp();
+    float mx = -INFINITY;
+    for (int j = lane; j < L; j += 32) {
+      float s = 0.f;
+      for (int k = 0; k < d; ++k) s += q[k] * K[j * kd + k];
+      s *= scale;
+      S[at + int64_t(i) * L + j] = s;
+      const float t = ssa ? ssa_logit(s, bh, nh) : s;
+      pr[j] = t;
+      mx = fmaxf(mx, t);
+    }
+    mx = warp_max(mx);
+    float sum = 0.f;
+    for (int j = lane; j < L; j += 32) {
+      pr[j] = expf(pr[j] - mx);
+      sum += pr[j];
+    }
+    const float inv = 1.f / warp_sum(sum);
+    const uint64_t row = att_row_id(b, H, h, i);
+    for (int j = lane; j < L; j += 32) {
+      const float p = pr[j] * inv;
+      const float m = drop.on ? dropout_keep(drop.key, row, j, drop.threshold, drop.scale) : 1.f;
+      P[at + int64_t(i) * L + j] = p;
+      mask[at + int64_t(i) * L + j] = m;
+      pr[j] = p * m;
+    }
+    __syncwarp();
+    for (int k = lane; k < d; k += 32) {
+      float acc = 0.f;
+      for (int j = 0; j < L; ++j) acc += pr[j] * V[j * d + k];
+      ctx[int64_t(off + i) * C + h * d + k] = acc;
+    }
+    __syncwarp();
+  }
+}
+
+// Phase 1, a warp per query row i: dP = (dout v^T) * mask, dt = P (dP - rowsum(P dP)), dS by the
+// scoring function (into dS_store), dq = dS k scale. Phase 2, a warp per key row j:
+// dk = dS^T q scale, dv = (P*mask)^T dout. SSA's db, dn for this (b, h) go to part[2 task + 0/1].
+// Shared memory: K and V (L, d+1), a dout row and a dS row per warp.
+__global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const float* dctx,
+                              const float* qkv, const float* S, const float* P, const float* mask,
+                              const int32_t* offsets, const int64_t* store_at, int H, int C,
+                              bool ssa, const float* b_head, const float* n_head) {
+  extern __shared__ float sm[];
+  __shared__ float warp_parts[kWarps][2];
+  const int task = blockIdx.x, b = task / H, h = task % H;
+  const int off = offsets[b], L = offsets[b + 1] - off;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (L == 0) {
+    if (threadIdx.x == 0) part[2 * task] = part[2 * task + 1] = 0.f;
+    return;
+  }
+  if (L > kMaxLen) __trap();
+  const int d = C / H, ld = 3 * C, kd = d + 1;
+  float* K = sm;
+  float* V = K + kMaxLen * kd;
+  float* dos = V + kMaxLen * kd;
+  float* dss = dos + kWarps * d;
+  for (int e = threadIdx.x; e < L * d; e += blockDim.x) {
+    const int j = e / d, k = e % d;
+    const float* row = qkv + int64_t(off + j) * ld + h * d;
+    K[j * kd + k] = row[C + k];
+    V[j * kd + k] = row[2 * C + k];
+  }
+  __syncthreads();
+  const float scale = 1.f / sqrtf(float(d));
+  const float bh = ssa ? b_head[h] : 0.f, nh = ssa ? n_head[h] : 0.f;
+  const int64_t at = store_at[b] + int64_t(h) * L * L;
+  float* dout = dos + warp * d;
+  float* ds = dss + warp * kMaxLen;
+  float acc_b = 0.f, acc_n = 0.f;
+  for (int i = warp; i < L; i += kWarps) {
+    const float* di = dctx + int64_t(off + i) * C + h * d;
+    for (int k = lane; k < d; k += 32) dout[k] = di[k];
+    __syncwarp();
+    const float* p = P + at + int64_t(i) * L;
+    const float* m = mask + at + int64_t(i) * L;
+    const float* s = S + at + int64_t(i) * L;
+    float dot = 0.f;
+    for (int j = lane; j < L; j += 32) {
+      float g = 0.f;
+      for (int k = 0; k < d; ++k) g += dout[k] * V[j * kd + k];
+      g *= m[j];
+      ds[j] = g;
+      dot += p[j] * g;
+    }
+    dot = warp_sum(dot);
+    for (int j = lane; j < L; j += 32) {
+      const float dt = p[j] * (ds[j] - dot);
+      float dsj = dt;
+      if (ssa) {
+        const float inv = 1.f / (1.f + bh * fabsf(s[j]));
+        dsj = dt * nh * bh * inv;
+        acc_n += dt * sign_of(s[j]) * log1pf(bh * fabsf(s[j]));
+        acc_b += dt * nh * s[j] * inv;
+      }
+      ds[j] = dsj;
+      dS_store[at + int64_t(i) * L + j] = dsj;
+    }
+    __syncwarp();
+    for (int k = lane; k < d; k += 32) {
+      float acc = 0.f;
+      for (int j = 0; j < L; ++j) acc += ds[j] * K[j * kd + k];
+      dqkv[int64_t(off + i) * ld + h * d + k] = acc * scale;
+    }
+    __syncwarp();
+  }
+  acc_b = warp_sum(acc_b);
+  acc_n = warp_sum(acc_n);
+  if (lane == 0) warp_parts[warp][0] = acc_b, warp_parts[warp][1] = acc_n;
+  __syncthreads();  // dS_store rows and warp_parts complete
+  if (threadIdx.x == 0) {
+    float sb = 0.f, sn = 0.f;
+    for (int w = 0; w < kWarps; ++w) sb += warp_parts[w][0], sn += warp_parts[w][1];
+    part[2 * task] = sb;
+    part[2 * task + 1] = sn;
+  }
+  for (int j = warp; j < L; j += kWarps) {
+    for (int k = lane; k < d; k += 32) {
+      float dk = 0.f, dv = 0.f;
+      for (int i = 0; i < L; ++i) {
+        const int64_t ij = at + int64_t(i) * L + j;
+        dk += dS_store[ij] * qkv[int64_t(off + i) * ld + h * d + k];
+        dv += P[ij] * mask[ij] * dctx[int64_t(off + i) * C + h * d + k];
+      }
+      dqkv[int64_t(off + j) * ld + C + h * d + k] = dk * scale;
+      dqkv[int64_t(off + j) * ld + 2 * C + h * d + k] = dv;
+    }
+  }
+}
+
+// db_head[h] += sum_b part[2(b H + h)], dn likewise; sequences in order (deterministic).
+__global__ void sum_head_parts(float* db_head, float* dn_head, const float* part, int B, int H) {
+  const int h = threadIdx.x;
+  if (h >= H) return;
+  float sb = 0.f, sn = 0.f;
+  for (int b = 0; b < B; ++b) sb += part[2 * (b * H + h)], sn += part[2 * (b * H + h) + 1];
+  if (db_head) db_head[h] += sb;
+  if (dn_head) dn_head[h] += sn;
+}
+
+template <typename Kernel>
+void allow_shared(Kernel k, size_t bytes) {
+  if (bytes > 48 * 1024)
+    check(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+          "cudaFuncSetAttribute (attention shared memory)");
+}
+
+}  // namespace
+
+void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
+                       const ops::AttentionShape& sh, Scoring kind, const float* b_head,
+                       const float* n_head, float dropout_p, uint64_t key) {
+  if (sh.B == 0) return;
+  const int d = sh.C / sh.H;
+  const size_t smem = sizeof(float) * (kMaxLen * (d + 1) + kMaxLen * d + kWarps * d +
+                                       kWarps * kMaxLen);
+  allow_shared(attention_fwd, smem);
+  const Dropout drop{dropout_p > 0, uint32_t(std::lround(double(dropout_p) * 65536.0)),
+                     dropout_p > 0 ? 1.f / (1.f - dropout_p) : 1.f, key};
+  attention_fwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
+      ctx, S, P, mask, qkv, sh.offsets, sh.store_at, sh.H, sh.C, kind == Scoring::ssa, b_head,
+      n_head, drop);
+  launched("attention_fwd");
+}
+
+void attention_backward(float* dqkv, float* db_head, float* dn_head, float* scratch,
+                        const float* dctx, const float* qkv, const float* S, const float* P,
+                        const float* mask, const ops::AttentionShape& sh, Scoring kind,
+                        const float* b_head, const float* n_head) {
+  if (sh.B == 0) return;
+  const int d = sh.C / sh.H;
+  const size_t smem = sizeof(float) * (2 * kMaxLen * (d + 1) + kWarps * d + kWarps * kMaxLen);
+  allow_shared(attention_bwd, smem);
+  // dS for every (b, h): at most B H kMaxLen^2 floats (the stores' size is not known here).
+  float* dS = static_cast<float*>(
+      workspace(sizeof(float) * size_t(sh.B) * sh.H * kMaxLen * kMaxLen));
+  attention_bwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
+      dqkv, scratch, dS, dctx, qkv, S, P, mask, sh.offsets, sh.store_at, sh.H, sh.C,
+      kind == Scoring::ssa, b_head, n_head);
+  launched("attention_bwd");
+  if (kind == Scoring::ssa && (db_head || dn_head)) {
+    sum_head_parts<<<1, 32 * ((sh.H + 31) / 32), 0, stream()>>>(db_head, dn_head, scratch, sh.B,
+                                                                 sh.H);
+    launched("sum_head_parts");
+  }
+}
+
+}  // namespace bb::cuda

@@ -1,0 +1,62 @@
+// Token + position + token-type embeddings.
+#include "backend/cuda/kernels.cuh"
+#include "backend/cuda/ops.h"
+
+namespace bb::cuda {
+
+namespace {
+
+__global__ void embed(float* out, const int32_t* ids, const int32_t* pos, const float* wte,
+                      const float* wpe, const float* wtt, int N, int C) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= int64_t(N) * C) return;
+  const int n = int(i / C), c = int(i % C);
+  out[i] = wte[int64_t(ids[n]) * C + c] + wpe[int64_t(pos[n]) * C + c] + wtt[c];
+}
+
+// Gradient of a table indexed by idx(N): thread (row-of-work w, column c) scans all N rows in
+// order and adds those whose index is w's. Work rows are the distinct indices appearing first at
+// their row (first[n] = 1), so each table row is written by exactly one thread: no atomics, and
+// the sum order is the CPU's (row order).
+__global__ void scatter_rows(float* dtable, const float* dout, const int32_t* idx, int N, int C) {
+  const int n0 = blockIdx.x, c = blockIdx.y * blockDim.x + threadIdx.x;
+  if (c >= C) return;
+  const int32_t row = idx[n0];
+  for (int m = 0; m < n0; ++m)
+    if (idx[m] == row) return;  // an earlier row owns this index
+  float s = 0.f;
+  for (int m = n0; m < N; ++m)
+    if (idx[m] == row) s += dout[int64_t(m) * C + c];
+  dtable[int64_t(row) * C + c] += s;
+}
+
+__global__ void column_sums(float* d, const float* dout, int N, int C) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= C) return;
+  float s = 0.f;
+  for (int n = 0; n < N; ++n) s += dout[int64_t(n) * C + c];
+  d[c] += s;
+}
+
+}  // namespace
+
+void embedding_forward(float* out, const int32_t* ids, const int32_t* pos, const float* wte,
+                       const float* wpe, const float* wtt, int N, int C) {
+  if (N == 0) return;
+  embed<<<blocks_for(int64_t(N) * C, 256), 256, 0, stream()>>>(out, ids, pos, wte, wpe, wtt, N, C);
+  launched("embed");
+}
+
+void embedding_backward(float* dwte, float* dwpe, float* dwtt, const float* dout,
+                        const int32_t* ids, const int32_t* pos, int N, int C) {
+  if (N == 0) return;
+  const dim3 grid(N, blocks_for(C, 128));
+  scatter_rows<<<grid, 128, 0, stream()>>>(dwte, dout, ids, N, C);
+  launched("scatter_rows (wte)");
+  scatter_rows<<<grid, 128, 0, stream()>>>(dwpe, dout, pos, N, C);
+  launched("scatter_rows (wpe)");
+  column_sums<<<blocks_for(C, 128), 128, 0, stream()>>>(dwtt, dout, N, C);
+  launched("column_sums (wtt)");
+}
+
+}  // namespace bb::cuda

@@ -1,0 +1,73 @@
+// The CUDA implementations of backend/ops.h: the same ops, float only, on device pointers (every
+// pointer argument, including AttentionShape's offsets and store_at, points to device memory),
+// queued on the context's stream (device.h). Semantics, shapes and the gradient convention
+// (parameters +=, activations =) are exactly those documented in backend/ops.h; tests/cuda checks
+// each op against its CPU twin. Ops that return a value (cross_entropy_forward, sum_squares)
+// synchronise; all others are asynchronous.
+#pragma once
+#include <cstdint>
+
+#include "backend/ops.h"
+
+namespace bb::cuda {
+
+void gemm(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda,
+          const float* B, int ldb, float beta, float* C, int ldc);
+void linear_forward(float* y, const float* x, const float* W, const float* bias, int N, int in,
+                    int out);
+void linear_backward(float* dx, float* dW, float* dbias, const float* dy, const float* x,
+                     const float* W, int N, int in, int out);
+
+void embedding_forward(float* out, const int32_t* ids, const int32_t* pos, const float* wte,
+                       const float* wpe, const float* wtt, int N, int C);
+// Deterministic: each embedding row's gradient is summed by one thread in row order.
+void embedding_backward(float* dwte, float* dwpe, float* dwtt, const float* dout,
+                        const int32_t* ids, const int32_t* pos, int N, int C);
+
+void layernorm_forward(float* out, float* mean, float* rstd, const float* x, const float* w,
+                       const float* b, int N, int C, float eps);
+void layernorm_backward(float* dx, float* dw, float* db, const float* dout, const float* x,
+                        const float* mean, const float* rstd, const float* w, int N, int C);
+
+void gelu_forward(float* out, const float* x, int64_t n);
+void gelu_backward(float* dx, const float* dout, const float* x, int64_t n);
+void add_inplace(float* y, const float* x, int64_t n);
+
+void dropout_forward(float* out, float* mask, const float* x, const int64_t* row_ids, int N,
+                     int C, float p, uint64_t key);
+void dropout_backward(float* dx, const float* dout, const float* mask, int64_t n);
+
+void gather_rows(float* out, const float* x, const int32_t* rows, int M, int C);
+void scatter_rows(float* dx, const float* d, const int32_t* rows, int M, int N, int C);
+void fill_zero(float* p, int64_t n);
+void ssa_effective(float* b, float* n, const float* beta, const float* nu, int H);
+void ssa_raw_grads(float* dbeta, float* dnu, const float* db, const float* dn, const float* b,
+                   const float* n, int H, bool freeze_b, bool freeze_n);
+
+// b, n: host scalars; db, dn: device pointers (+=), may be null.
+void scoring_forward(float* P, const float* S, const uint8_t* key_valid, int R, int L,
+                     Scoring kind, float b, float n);
+void scoring_backward(float* dS, float* db, float* dn, const float* dP, const float* P,
+                      const float* S, const uint8_t* key_valid, int R, int L, Scoring kind,
+                      float b, float n);
+
+// One block per (sequence, head); sequences of at most 128 tokens, head size at most 128.
+// shape.B and shape.H are host values; b_head, n_head, db_head, dn_head are device (H) arrays.
+void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
+                       const ops::AttentionShape& shape, Scoring kind, const float* b_head,
+                       const float* n_head, float dropout_p, uint64_t key);
+void attention_backward(float* dqkv, float* db_head, float* dn_head, float* scratch,
+                        const float* dctx, const float* qkv, const float* S, const float* P,
+                        const float* mask, const ops::AttentionShape& shape, Scoring kind,
+                        const float* b_head, const float* n_head);
+
+float cross_entropy_forward(float* lse, const float* logits, const int32_t* targets, int M, int V);
+void cross_entropy_backward(float* dlogits, const float* logits, const float* lse,
+                            const int32_t* targets, int M, int V, float dloss);
+void target_log_probs(float* logp, const float* logits, const int32_t* targets, int M, int V);
+
+double sum_squares(const float* g, int64_t n);  // fixed partition: deterministic
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n,
+                  const ops::AdamWStep& s);
+
+}  // namespace bb::cuda

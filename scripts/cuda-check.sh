@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# CUDA check in two halves, because the GPU machine is bare (no Debian -dev packages, no ICU,
+# OpenBLAS or SentencePiece) and what travels to it is limited to 64 MiB:
+#
+#   scripts/cuda-check.sh pack   on the build machine (Debian bookworm, after install-deps.sh, with
+#                                nvcc 13 at /usr/local/cuda): configures and builds build-cuda/
+#                                (-DBABYBERTA_CUDA=ON), then packs babyberta, the `cuda` test
+#                                binary and every shared library they need except the CUDA
+#                                runtime/cuBLAS/driver and glibc into build-cuda/cuda-check.tar.gz
+#                                (about 28 MB; gzip, which every machine has).
+#   scripts/cuda-check.sh run    on the GPU machine, from the repository root with that archive
+#                                carried along: unpacks it, runs the `cuda` tests (every CUDA op
+#                                against the CPU, a tiny training step, a CUDA-trained checkpoint
+#                                scored on the CPU), then bench train / score --device cuda, and
+#                                prints a short table. Uses the machine's own CUDA libraries
+#                                (/usr/local/cuda/lib64). Budget: under 8 minutes.
+#
+# With the project's device tool: pack here, then
+#   run(command="bash scripts/cuda-check.sh run", carry=["build-cuda/cuda-check.tar.gz"])
+set -euo pipefail
+cd "$(dirname "$0")/.."
+archive=build-cuda/cuda-check.tar.gz
+
+pack() {
+  cmake -S . -B build-cuda -DBABYBERTA_CUDA=ON -DCMAKE_BUILD_TYPE=Release > /dev/null
+  cmake --build build-cuda -j"$(nproc)" --target babyberta test_cuda
+  local stage=build-cuda/cuda-check
+  rm -rf "$stage" && mkdir -p "$stage/lib"
+  cp build-cuda/babyberta build-cuda/tests/test_cuda "$stage/"
+  # Shared libraries of both binaries, minus what the GPU machine has itself: glibc's own
+  # libraries, the dynamic loader, the NVIDIA driver and the CUDA toolkit's runtime and cuBLAS.
+  ldd build-cuda/babyberta build-cuda/tests/test_cuda | awk '/=> \// {print $3}' | sort -u |
+    grep -Ev '/(libc|libm|libdl|librt|libpthread|libresolv|ld-linux[^/]*|libcuda|libcudart|libcublas|libcublasLt)\.so' |
+    while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+  tar -C build-cuda -czf "$archive" cuda-check
+  echo "packed $(du -h "$archive" | cut -f1) into $archive ($(ls "$stage/lib" | wc -l) libraries)"
+}
+
+# One field of a flat JSON line: field '{"a":1,"b":"x"}' b -> x
+field() { sed -E 's/.*"'"$2"'":"?([^,"}]*).*/\1/' <<< "$1"; }
+
+run() {
+  [[ -f $archive ]] || { echo "cuda-check: $archive is missing (run 'scripts/cuda-check.sh pack' on the build machine and carry it)" >&2; exit 2; }
+  local t0=$SECONDS work
+  work=$(mktemp -d)
+  tar -C "$work" -xzf "$archive"
+  local bin=$work/cuda-check
+  export LD_LIBRARY_PATH="$bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  echo "== cuda tests"
+  timeout 240 "$bin/test_cuda" --no-intro=true 2>&1 | tail -25
+  echo "== benchmarks"
+  local rows=()
+  for att in softmax ssa; do
+    rows+=("$(timeout 60 "$bin/babyberta" bench train --device cuda --preset babyberta --attention $att --seconds 10)")
+  done
+  rows+=("$(timeout 60 "$bin/babyberta" bench train --device cuda --preset babyberta --tf32 --seconds 10)")
+  for m in holistic pll; do
+    rows+=("$(timeout 90 "$bin/babyberta" bench score --device cuda --preset babyberta --method $m --seconds 10)")
+  done
+  printf '%s\n' "${rows[@]}"
+  echo "== summary (Zorro: all 92,000 sentences at that rate)"
+  printf '%-28s %12s %12s %10s\n' bench steps/s tokens/s Zorro
+  for r in "${rows[@]}"; do
+    if [[ $(field "$r" bench) == train ]]; then
+      printf '%-28s %12.1f %12.0f\n' "train $(field "$r" attention) tf32=$(field "$r" tf32)" \
+        "$(field "$r" steps_per_s)" "$(field "$r" tokens_per_s)"
+    else
+      local sps
+      sps=$(field "$r" sentences_per_s)
+      printf '%-28s %12s %12.0f %9.1fs\n' "score $(field "$r" method) (sent/s)" - "$sps" \
+        "$(awk -v s="$sps" 'BEGIN {print 92000 / s}')"
+    fi
+  done
+  rm -rf "$work"
+  echo "cuda-check: done in $((SECONDS - t0)) s"
+}
+
+case "${1:-}" in
+  pack) pack ;;
+  run) run ;;
+  *) echo "usage: scripts/cuda-check.sh pack|run" >&2; exit 2 ;;
+esac

@@ -1,0 +1,108 @@
+// The model on CUDA against the model on the CPU: one training step of `tiny` (loss, every
+// gradient, the AdamW update) and a CUDA-trained checkpoint scored on the CPU and on CUDA.
+// Without a CUDA device every case reports "skipped: no CUDA device".
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "backend/cuda/device.h"
+#include "corpora/synthetic.h"
+#include "encoder/checkpoint.h"
+#include "encoder/trainer.h"
+#include "probing/scorer.h"
+#include "temp_dir.h"
+#include "toy_corpus.h"
+
+using namespace bb;
+
+namespace {
+
+#define SKIP_WITHOUT_CUDA_DEVICE()      \
+  if (cuda::device_count() == 0) {      \
+    MESSAGE("skipped: no CUDA device"); \
+    return;                             \
+  }
+
+// max |a - b| / max |b| over one tensor
+double rel_err(const float* a, const float* b, int64_t n) {
+  double diff = 0, scale = 1e-30;
+  for (int64_t i = 0; i < n; ++i) {
+    diff = std::max(diff, std::abs(double(a[i]) - double(b[i])));
+    scale = std::max(scale, std::abs(double(b[i])));
+  }
+  return diff / scale;
+}
+
+}  // namespace
+
+TEST_CASE("one training step of tiny on CUDA equals the CPU's (softmax and SSA, dropout on)") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (Scoring scoring : {Scoring::softmax, Scoring::ssa}) {
+    CAPTURE(int(scoring));
+    Config c = preset("tiny");
+    c.vocab_size = 512;
+    c.scoring = scoring;
+    Batch batch;
+    synthetic_batch(3, 0, 16, {.vocab_size = c.vocab_size}, c.max_tokens(), batch);
+    const Capacity cap{16, batch.num_tokens(), c.max_tokens(), batch.num_rows()};
+    Model<float> cpu(c, cap), gpu(c, cap, Device::cuda);
+    cpu.init_weights(5);
+    gpu.init_weights(5);
+    cpu.zero_grads();
+    gpu.zero_grads();
+    const StepContext ctx{true, 9, 4};
+    const float loss_cpu = cpu.forward(batch, ctx), loss_gpu = gpu.forward(batch, ctx);
+    CHECK(loss_gpu == doctest::Approx(loss_cpu).epsilon(1e-5));
+    cpu.backward();
+    gpu.backward();
+    gpu.download();
+    for (const ParamTensor& t : cpu.layout().tensors) {
+      CAPTURE(t.name);
+      CHECK(rel_err(gpu.grads.data() + t.offset, cpu.grads.data() + t.offset, t.size) <= 1e-4);
+    }
+    // One AdamW update each: parameters agree to within the update size where a gradient near 0
+    // may take the other sign (|update| <= lr at step 1).
+    OptimConfig o;
+    o.lr = 1e-3, o.warmup_steps = 0, o.total_steps = 10;
+    AdamW opt_cpu(cpu.layout(), c, o), opt_gpu(gpu.layout(), c, o, Device::cuda);
+    const double norm_cpu = opt_cpu.update(cpu.param_data(), cpu.grad_data());
+    const double norm_gpu = opt_gpu.update(gpu.param_data(), gpu.grad_data());
+    CHECK(norm_gpu == doctest::Approx(norm_cpu).epsilon(1e-5));
+    gpu.download();
+    double worst = 0;
+    for (size_t i = 0; i < cpu.params.size(); ++i)
+      worst = std::max(worst, std::abs(double(gpu.params[i]) - double(cpu.params[i])));
+    CHECK(worst <= 2 * o.lr);
+  }
+}
+
+TEST_CASE("a CUDA-trained checkpoint scores the same on the CPU and on CUDA") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  test::TempDir dir("cuda_ckpt");
+  Tokenizer::train(test::toy_sentences(300), {.vocab_size = 400}, dir.path);
+  const Tokenizer tok = Tokenizer::load(dir.path);
+  Config c = preset("tiny");
+  c.vocab_size = tok.vocab_size();
+  c.scoring = Scoring::ssa;
+  c.tokenizer = tok.settings();
+  TrainOptions opts;
+  opts.steps = 30;
+  opts.out = dir.path;
+  opts.device = Device::cuda;
+  opts.optim.lr = 1e-3;
+  const MaskingOptions masking{.vocab_size = c.vocab_size};
+  Trainer trainer(c, {16, 16 * c.max_tokens(), c.max_tokens(), 16 * c.max_tokens()}, opts,
+                  [&](uint64_t seed, int64_t step, Batch& b) {
+                    synthetic_batch(seed, step, 16, masking, 24, b);
+                  });
+  trainer.run({});
+  std::filesystem::remove(dir.path / "tokenizer.json");
+  const auto sents = test::toy_sentences(20, 7);
+  for (Method m : {Method::holistic, Method::pll}) {
+    Scorer on_cpu(dir.path, 256), on_gpu(dir.path, 256, Device::cuda);
+    const auto a = on_cpu.score(sents, m), b = on_gpu.score(sents, m);
+    for (size_t s = 0; s < sents.size(); ++s)
+      CHECK(b[s].score == doctest::Approx(a[s].score).epsilon(1e-4));
+  }
+}
