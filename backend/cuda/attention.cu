@@ -28,6 +28,19 @@ __device__ inline float dropout_keep(uint64_t key, uint64_t row, int j, uint32_t
   return ((w[k / 2] >> (16 * (k % 2))) & 0xFFFFu) >= threshold ? scale : 0.f;
 }
 
+// The block's keys and values (rows off..off+L of head h) into shared memory, rows padded to
+// d+1 floats so that lanes reading different rows hit different banks.
+__device__ void load_keys_values(float* K, float* V, const float* qkv, int off, int L, int h,
+                                 int d, int C) {
+  for (int e = threadIdx.x; e < L * d; e += blockDim.x) {
+    const int j = e / d, k = e % d;
+    const float* row = qkv + int64_t(off + j) * 3 * C + h * d;
+    K[j * (d + 1) + k] = row[C + k];
+    V[j * (d + 1) + k] = row[2 * C + k];
+  }
+  __syncthreads();
+}
+
 struct Dropout {
   bool on;
   uint32_t threshold;
@@ -35,8 +48,7 @@ struct Dropout {
   uint64_t key;
 };
 
-// Shared memory: K (L, d+1; padded against bank conflicts), V (L, d), a q row and a P row per
-// warp.
+// Shared memory: K and V (L, d+1), a q row and a P row per warp.
 __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const float* qkv,
                               const int32_t* offsets, const int64_t* store_at, int H, int C,
                               bool ssa, const float* b_head, const float* n_head, Dropout drop) {
@@ -48,15 +60,9 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
   const int d = C / H, ld = 3 * C, kd = d + 1;
   float* K = sm;
   float* V = K + kMaxLen * kd;
-  float* qs = V + kMaxLen * d;
+  float* qs = V + kMaxLen * kd;
   float* ps = qs + kWarps * d;
-  for (int e = threadIdx.x; e < L * d; e += blockDim.x) {
-    const int j = e / d, k = e % d;
-    const float* row = qkv + int64_t(off + j) * ld + h * d;
-    K[j * kd + k] = row[C + k];
-    V[j * d + k] = row[2 * C + k];
-  }
-  __syncthreads();
+  load_keys_values(K, V, qkv, off, L, h, d, C);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   float* q = qs + warp * d;
   float* pr = ps + warp * kMaxLen;
@@ -95,7 +101,7 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
     __syncwarp();
     for (int k = lane; k < d; k += 32) {
       float acc = 0.f;
-      for (int j = 0; j < L; ++j) acc += pr[j] * V[j * d + k];
+      for (int j = 0; j < L; ++j) acc += pr[j] * V[j * kd + k];
       ctx[int64_t(off + i) * C + h * d + k] = acc;
     }
     __syncwarp();
@@ -125,13 +131,7 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
   float* V = K + kMaxLen * kd;
   float* dos = V + kMaxLen * kd;
   float* dss = dos + kWarps * d;
-  for (int e = threadIdx.x; e < L * d; e += blockDim.x) {
-    const int j = e / d, k = e % d;
-    const float* row = qkv + int64_t(off + j) * ld + h * d;
-    K[j * kd + k] = row[C + k];
-    V[j * kd + k] = row[2 * C + k];
-  }
-  __syncthreads();
+  load_keys_values(K, V, qkv, off, L, h, d, C);
   const float scale = 1.f / sqrtf(float(d));
   const float bh = ssa ? b_head[h] : 0.f, nh = ssa ? n_head[h] : 0.f;
   const int64_t at = store_at[b] + int64_t(h) * L * L;
@@ -222,8 +222,7 @@ void attention_forward(float* ctx, float* S, float* P, float* mask, const float*
                        const float* n_head, float dropout_p, uint64_t key) {
   if (sh.B == 0) return;
   const int d = sh.C / sh.H;
-  const size_t smem = sizeof(float) * (kMaxLen * (d + 1) + kMaxLen * d + kWarps * d +
-                                       kWarps * kMaxLen);
+  const size_t smem = sizeof(float) * (2 * kMaxLen * (d + 1) + kWarps * d + kWarps * kMaxLen);
   allow_shared(attention_fwd, smem);
   const Dropout drop{dropout_p > 0, uint32_t(std::lround(double(dropout_p) * 65536.0)),
                      dropout_p > 0 ? 1.f / (1.f - dropout_p) : 1.f, key};

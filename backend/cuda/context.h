@@ -15,6 +15,9 @@ void check(cublasStatus_t s, const char* what);
 cudaStream_t stream();
 cublasHandle_t cublas();
 
+// d(C) += column sums of x(N, C), rows in order (deterministic); backend/cuda/gemm.cu.
+void add_column_sums(float* d, const float* x, int N, int C);
+
 inline int blocks_for(int64_t n, int threads) { return int((n + threads - 1) / threads); }
 // After a launch: report a bad configuration at once (execution errors surface at synchronize).
 inline void launched(const char* kernel) { check(cudaGetLastError(), kernel); }

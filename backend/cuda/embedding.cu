@@ -30,14 +30,6 @@ __global__ void scatter_rows(float* dtable, const float* dout, const int32_t* id
   dtable[int64_t(row) * C + c] += s;
 }
 
-__global__ void column_sums(float* d, const float* dout, int N, int C) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= C) return;
-  float s = 0.f;
-  for (int n = 0; n < N; ++n) s += dout[int64_t(n) * C + c];
-  d[c] += s;
-}
-
 }  // namespace
 
 void embedding_forward(float* out, const int32_t* ids, const int32_t* pos, const float* wte,
@@ -55,8 +47,7 @@ void embedding_backward(float* dwte, float* dwpe, float* dwtt, const float* dout
   launched("scatter_rows (wte)");
   scatter_rows<<<grid, 128, 0, stream()>>>(dwpe, dout, pos, N, C);
   launched("scatter_rows (wpe)");
-  column_sums<<<blocks_for(C, 128), 128, 0, stream()>>>(dwtt, dout, N, C);
-  launched("column_sums (wtt)");
+  add_column_sums(dwtt, dout, N, C);
 }
 
 }  // namespace bb::cuda

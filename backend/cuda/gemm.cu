@@ -21,16 +21,21 @@ __global__ void add_bias_rows(float* y, const float* bias, int N, int out) {
   if (i < int64_t(N) * out) y[i] += bias[i % out];
 }
 
-// dbias(out) += sum_n dy(n, out): one thread per column, rows in order (deterministic).
-__global__ void column_sums(float* dbias, const float* dy, int N, int out) {
+// d(C) += sum_n x(n, C): one thread per column, rows in order (deterministic).
+__global__ void column_sums(float* d, const float* x, int N, int C) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= out) return;
+  if (c >= C) return;
   float s = 0.f;
-  for (int n = 0; n < N; ++n) s += dy[int64_t(n) * out + c];
-  dbias[c] += s;
+  for (int n = 0; n < N; ++n) s += x[int64_t(n) * C + c];
+  d[c] += s;
 }
 
 }  // namespace
+
+void add_column_sums(float* d, const float* x, int N, int C) {
+  column_sums<<<blocks_for(C, 128), 128, 0, stream()>>>(d, x, N, C);
+  launched("column_sums");
+}
 
 void linear_forward(float* y, const float* x, const float* W, const float* bias, int N, int in,
                     int out) {
@@ -45,10 +50,7 @@ void linear_backward(float* dx, float* dW, float* dbias, const float* dy, const 
                      const float* W, int N, int in, int out) {
   if (dx) gemm(false, false, N, in, out, 1.f, dy, out, W, in, 0.f, dx, in);
   gemm(true, false, out, in, N, 1.f, dy, out, x, in, 1.f, dW, in);
-  if (dbias) {
-    column_sums<<<blocks_for(out, 128), 128, 0, stream()>>>(dbias, dy, N, out);
-    launched("column_sums");
-  }
+  if (dbias) add_column_sums(dbias, dy, N, out);
 }
 
 }  // namespace bb::cuda

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backend/device.h"
+#include "common/error.h"
 #include "common/files.h"
 #include "temp_dir.h"
 #include "toy_corpus.h"
@@ -68,4 +70,39 @@ TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above c
     CHECK(fs::exists(d.path / "report" / f));
   CHECK(read_file(d.path / "report" / "report.md").find("learning_curve.svg") != std::string::npos);
   CHECK(read_file(d.path / "compare.log").find("agreement") != std::string::npos);
+}
+
+TEST_CASE("--device cuda without a usable GPU: one line naming the reason, non-zero exit") {
+  bool gpu = true;
+  try {
+    require_device(Device::cuda);
+  } catch (const Error&) {
+    gpu = false;
+  }
+  if (gpu) {
+    MESSAGE("skipped: a CUDA device is present");
+    return;
+  }
+  test::TempDir d("e2e_device");
+  test::write_lines((d.path / "toy.txt").string(), test::toy_sentences(50, 1));
+  const std::string bin = BB_BINARY, log = (d.path / "err.log").string();
+  const std::vector<std::string> commands = {
+      " train --corpus " + (d.path / "toy.txt").string() + " --preset tiny --steps 1 --out " +
+          (d.path / "m").string() + " --device cuda",
+      " bench score --preset tiny --device cuda --seconds 0.1",
+      " bench train --preset tiny --device cuda --seconds 0.1",
+      " bench train --preset tiny --device tpu"};
+  for (const std::string& c : commands) {
+    CAPTURE(c);
+    CHECK(std::system((bin + c + " > /dev/null 2> " + log).c_str()) != 0);
+    std::string err = read_file(log);
+    // OpenBLAS's kernel hint may precede the error; the error itself is the last line.
+    const size_t start = err.rfind('\n', err.size() - 2);
+    err = err.substr(start == std::string::npos ? 0 : start + 1);
+    CHECK(err.rfind("babyberta: error: ", 0) == 0);
+    const bool cuda_reason = err.find("no CUDA backend") != std::string::npos ||
+                             err.find("no CUDA device") != std::string::npos;
+    CHECK((cuda_reason || err.find("unknown device 'tpu'") != std::string::npos));
+  }
+  CHECK(!fs::exists(d.path / "m" / "checkpoints"));  // nothing trained
 }
