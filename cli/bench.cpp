@@ -41,7 +41,7 @@ struct BenchArgs {
   std::string what, preset = "babyberta", attention = "softmax", corpus;
   int vocab_size = 8192;
   std::string method = "holistic";
-  int threads = 1, batch = 16;
+  int threads = 1, batch = 16, batch_tokens = 2048;
   double seconds = 10;
   std::string device = "cpu";
   bool tf32 = false;
@@ -170,7 +170,7 @@ void bench_score(const BenchArgs& a) {
   const Device device = bench_device(a);
   Config c = preset(a.preset);
   c.scoring = parse_scoring(a.attention);
-  Scorer scorer(c, 1, 2048, device);
+  Scorer scorer(c, 1, a.batch_tokens, device);
   const Method m = parse_method(a.method);
   std::vector<std::vector<int32_t>> sents;
   const Philox rng{mix64(5)};
@@ -218,6 +218,8 @@ void add_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda (train, score)")->capture_default_str();
+  cmd->add_option("--batch-tokens", a->batch_tokens, "Tokens per scoring batch (score)")
+      ->capture_default_str();
   cmd->add_flag("--tf32", a->tf32, "CUDA: TF32 tensor-core GEMMs (default: exact fp32)");
   cmd->add_option("--batch", a->batch, "Utterances per batch")->capture_default_str();
   cmd->add_option("--seconds", a->seconds, "Measured time after warm-up")->capture_default_str();

@@ -243,13 +243,20 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
   const float p_hidden = sc.train ? float(cfg_.hidden_dropout) : 0.f;
   const float p_att = sc.train ? float(cfg_.attention_dropout) : 0.f;
   ParamViews<T> pv(layout_, cfg_, param_data());
+  // Inference (no dropout, no backward): outputs go straight where dropout would have put them.
+  BB_CHECK(!(sc.train && cap_.inference_only),
+           "internal: a training forward on an inference-only model");
+  const bool dropout = !cap_.inference_only;
+  auto pre_dropout = [&](T* dst) { return dropout ? t1_.data() : dst; };
 
   // Embeddings: word + position + type 0 -> LayerNorm -> dropout
   ops::embedding_forward<T>(emb_sum_.data(), ids_, posp_, pv.wte, pv.wpe, pv.wtt, N, C);
-  ops::layernorm_forward<T>(t1_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
-                            pv.emb_ln_w, pv.emb_ln_b, N, C, T(cfg_.layer_norm_eps));
-  ops::dropout_forward<T>(acts(0).x, emb_mask_.data(), t1_.data(), row_idsp_, N, C,
-                          p_hidden, dropout_key(sc, 0));
+  ops::layernorm_forward<T>(pre_dropout(acts(0).x), emb_mean_.data(), emb_rstd_.data(),
+                            emb_sum_.data(), pv.emb_ln_w, pv.emb_ln_b, N, C,
+                            T(cfg_.layer_norm_eps));
+  if (dropout)
+    ops::dropout_forward<T>(acts(0).x, emb_mask_.data(), t1_.data(), row_idsp_, N, C, p_hidden,
+                            dropout_key(sc, 0));
 
   const ops::AttentionShape shape{B, H, C, offsets_, store_atp_};
   for (int l = 0; l < cfg_.layers; ++l) {
@@ -262,18 +269,20 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
     ops::linear_forward<T>(a.qkv, a.x, w.qkv_w, w.qkv_b, N, C, 3 * C);
     ops::attention_forward<T>(a.ctx, a.S, a.P, a.Pmask, a.qkv, shape, cfg_.scoring, bh, nh, p_att,
                               dropout_key(sc, 1 + 3 * l));
-    ops::linear_forward<T>(t1_.data(), a.ctx, w.attn_out_w, w.attn_out_b, N, C, C);
-    ops::dropout_forward<T>(a.res1, a.ao_mask, t1_.data(), row_idsp_, N, C, p_hidden,
-                            dropout_key(sc, 2 + 3 * l));
+    ops::linear_forward<T>(pre_dropout(a.res1), a.ctx, w.attn_out_w, w.attn_out_b, N, C, C);
+    if (dropout)
+      ops::dropout_forward<T>(a.res1, a.ao_mask, t1_.data(), row_idsp_, N, C, p_hidden,
+                              dropout_key(sc, 2 + 3 * l));
     ops::add_inplace<T>(a.res1, a.x, int64_t(N) * C);
     ops::layernorm_forward<T>(a.h1, a.ln1_mean, a.ln1_rstd, a.res1, w.ln1_w, w.ln1_b, N, C,
                               T(cfg_.layer_norm_eps));
     // Feed-forward: dense -> GELU -> dense -> dropout -> + h1 -> LayerNorm
     ops::linear_forward<T>(a.f1, a.h1, w.ffn_in_w, w.ffn_in_b, N, C, F);
     ops::gelu_forward<T>(a.g, a.f1, int64_t(N) * F);
-    ops::linear_forward<T>(t1_.data(), a.g, w.ffn_out_w, w.ffn_out_b, N, F, C);
-    ops::dropout_forward<T>(a.res2, a.fo_mask, t1_.data(), row_idsp_, N, C, p_hidden,
-                            dropout_key(sc, 3 + 3 * l));
+    ops::linear_forward<T>(pre_dropout(a.res2), a.g, w.ffn_out_w, w.ffn_out_b, N, F, C);
+    if (dropout)
+      ops::dropout_forward<T>(a.res2, a.fo_mask, t1_.data(), row_idsp_, N, C, p_hidden,
+                              dropout_key(sc, 3 + 3 * l));
     ops::add_inplace<T>(a.res2, a.h1, int64_t(N) * C);
     ops::layernorm_forward<T>(x_out(l), a.ln2_mean, a.ln2_rstd, a.res2, w.ln2_w, w.ln2_b, N, C,
                               T(cfg_.layer_norm_eps));
