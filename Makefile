@@ -22,7 +22,7 @@ demo: build
 # they compile and report "skipped: no CUDA device".
 cuda-test: deps
 	cmake -S . -B build-cuda -DCMAKE_BUILD_TYPE=Release -DBABYBERTA_CUDA=ON
-	cmake --build build-cuda -j $(JOBS)
+	cmake --build build-cuda -j $(JOBS) --target babyberta test_cuda
 	cd build-cuda && ctest --output-on-failure -L cuda
 
 clean:

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "backend/device.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "common/files.h"
@@ -29,7 +30,7 @@ namespace {
 
 struct ExperimentArgs {
   std::string corpus, suite, out, attention = "softmax,ssa", preset = "babyberta";
-  std::string method = "holistic";
+  std::string method = "holistic", device = "cpu";
   int seeds = 3, jobs = 1, threads = 1, vocab_size = 8192, pairs_per_paradigm = 0;
   int64_t steps = 10000, eval_every = 1000, warmup_steps = -1;
   double lr = 1e-4;
@@ -88,6 +89,7 @@ int64_t finished_step(const fs::path& run) {
 }
 
 void run_experiment(const ExperimentArgs& a) {
+  require_device(parse_device(a.device));  // before any child process starts
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path out = a.out;
   fs::create_directories(out);
@@ -117,7 +119,8 @@ void run_experiment(const ExperimentArgs& a) {
             "--steps", std::to_string(a.steps), "--seed", std::to_string(seed),
             "--threads", std::to_string(threads), "--eval-every", std::to_string(a.eval_every),
             "--warmup-steps", std::to_string(a.warmup_steps), "--lr", fmt::format("{}", a.lr),
-            "--tokenizer", (out / "tokenizer").string(), "--out", run.string()};
+            "--tokenizer", (out / "tokenizer").string(), "--device", a.device,
+            "--out", run.string()};
         if (done >= 0) args.push_back("--resume");
         train.push_back({"train " + name, args, out / "logs" / (name + ".log")});
       }
@@ -126,7 +129,8 @@ void run_experiment(const ExperimentArgs& a) {
       if (done < a.steps || !fs::exists(result))
         probe.push_back({"probe " + name,
                          {"probe", "--model", run.string(), "--suite", a.suite, "--method",
-                          a.method, "--threads", std::to_string(threads), "--pairs-per-paradigm",
+                          a.method, "--threads", std::to_string(threads), "--device", a.device,
+                          "--pairs-per-paradigm",
                           std::to_string(a.pairs_per_paradigm), "--out", result.string()},
                          out / "logs" / (name + ".probe.log")});
     }
@@ -166,6 +170,7 @@ void add_experiment(CLI::App& app) {
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
                   "Probe only the first N pairs of each paradigm (0: all)")->capture_default_str();
   cmd->add_option("--threads", a->threads, "Threads per job")->capture_default_str();
+  cmd->add_option("--device", a->device, "cpu or cuda, for every run")->capture_default_str();
   cmd->callback([a] { run_experiment(*a); });
 }
 

@@ -13,7 +13,8 @@
 #                                against the CPU, a tiny training step, a CUDA-trained checkpoint
 #                                scored on the CPU), then bench train / score --device cuda, and
 #                                prints a short table. Uses the machine's own CUDA libraries
-#                                (/usr/local/cuda/lib64). Budget: under 8 minutes.
+#                                (/usr/local/cuda/lib64). Budget: under 8 minutes (the
+#                                timeouts below add up to 440 s).
 #
 # With the project's device tool: pack here, then
 #   run(command="bash scripts/cuda-check.sh run", carry=["build-cuda/cuda-check.tar.gz"])
@@ -48,21 +49,32 @@ run() {
   export LD_LIBRARY_PATH="$bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
   echo "== cuda tests"
-  timeout 240 "$bin/test_cuda" --no-intro=true 2>&1 | tail -25
+  timeout 200 "$bin/test_cuda" --no-intro=true > "$work/tests.log" 2>&1 && tests=passed || tests="FAILED (exit $?)"
+  tail -25 "$work/tests.log"
+  echo "cuda tests: $tests"
   echo "== benchmarks"
+  # One JSON line per bench; a failed or timed-out bench becomes a line that says so.
+  bench_row() {
+    local limit=$1
+    shift
+    timeout "$limit" "$bin/babyberta" bench "$@" 2> "$work/bench.err" ||
+      echo "{\"bench\":\"failed\",\"what\":\"$*\",\"error\":\"$(tail -1 "$work/bench.err" | tr -d '"')\"}"
+  }
   local rows=()
   for att in softmax ssa; do
-    rows+=("$(timeout 60 "$bin/babyberta" bench train --device cuda --preset babyberta --attention $att --seconds 10)")
+    rows+=("$(bench_row 40 train --device cuda --preset babyberta --attention $att --seconds 10)")
   done
-  rows+=("$(timeout 60 "$bin/babyberta" bench train --device cuda --preset babyberta --tf32 --seconds 10)")
+  rows+=("$(bench_row 40 train --device cuda --preset babyberta --tf32 --seconds 10)")
   for m in holistic pll; do
-    rows+=("$(timeout 90 "$bin/babyberta" bench score --device cuda --preset babyberta --method $m --seconds 10)")
+    rows+=("$(bench_row 60 score --device cuda --preset babyberta --method $m --seconds 10)")
   done
   printf '%s\n' "${rows[@]}"
   echo "== summary (Zorro: all 92,000 sentences at that rate)"
   printf '%-28s %12s %12s %10s\n' bench steps/s tokens/s Zorro
   for r in "${rows[@]}"; do
-    if [[ $(field "$r" bench) == train ]]; then
+    if [[ $(field "$r" bench) == failed ]]; then
+      echo "FAILED: bench $(field "$r" what): $(field "$r" error)"
+    elif [[ $(field "$r" bench) == train ]]; then
       printf '%-28s %12.1f %12.0f\n' "train $(field "$r" attention) tf32=$(field "$r" tf32)" \
         "$(field "$r" steps_per_s)" "$(field "$r" tokens_per_s)"
     else
@@ -73,7 +85,8 @@ run() {
     fi
   done
   rm -rf "$work"
-  echo "cuda-check: done in $((SECONDS - t0)) s"
+  echo "cuda-check: tests $tests; done in $((SECONDS - t0)) s"
+  [[ $tests == passed ]]
 }
 
 case "${1:-}" in
