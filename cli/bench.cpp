@@ -33,8 +33,10 @@ double train_flops(const Config& c, const Batch& b) {
     att += 4.0 * L * L * C;  // q k^T and P v
   }
   const double per_layer = 2.0 * N * (4 * C * C + 2 * C * F) + att;
+  // The last layer runs its output projection and FFN at the M scored rows only.
+  const double last_layer = 2.0 * N * 3 * C * C + att + 2.0 * M * (C * C + 2 * C * F);
   const double head = 2.0 * M * (C * C + C * V);
-  return 3.0 * (c.layers * per_layer + head);
+  return 3.0 * ((c.layers - 1) * per_layer + last_layer + head);
 }
 
 struct BenchArgs {

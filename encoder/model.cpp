@@ -27,13 +27,16 @@ Model<T>::Model(const Config& config, const Capacity& cap, Device device)
            "internal: the CUDA model is float only");
   require_device(device);
   for (Array<T>* a : {&dparams_, &dgrads_, &arena_, &emb_sum_, &emb_mean_, &emb_rstd_,
-                      &emb_mask_, &hx_, &hd_, &hg_, &hl_, &h_mean_, &h_rstd_, &logits_, &lse_,
+                      &emb_mask_, &hx_, &hd_, &hg_, &hl_, &sel_ctx_, &sel_x_, &h_mean_,
+                      &h_rstd_, &logits_, &lse_,
                       &ssa_b_, &ssa_n_, &dA_, &dB_, &t1_, &t2_, &t3_, &f1g_, &dqkv_, &dh1_,
                       &dh2_, &dlogits_, &att_scratch_, &dbn_})
     a->set_device(device);
   for (Array<int32_t>* a : {&d_ids_, &d_offsets_, &d_rows_, &d_labels_, &d_pos_})
     a->set_device(device);
-  for (Array<int64_t>* a : {&d_row_ids_, &d_store_at_}) a->set_device(device);
+  for (Array<int64_t>* a : {&d_row_ids_, &d_store_at_, &d_sel_row_ids_}) a->set_device(device);
+  BB_CHECK(cap.max_rows <= cap.max_tokens,
+           "capacity: {} scored rows exceed the {} rows of a batch", cap.max_rows, cap.max_tokens);
   BB_CHECK(cap.max_len <= cfg_.max_tokens(), "capacity: max_len {} exceeds the model's {} tokens",
            cap.max_len, cfg_.max_tokens());
   const int64_t C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
@@ -52,6 +55,7 @@ Model<T>::Model(const Config& config, const Capacity& cap, Device device)
     d_store_at_.assign(cap.max_seqs + 1, 0);
     d_rows_.assign(cap.max_rows, 0);
     d_labels_.assign(cap.max_rows, 0);
+    d_sel_row_ids_.assign(cap.max_rows, 0);
   }
   if (cap.inference_only) {  // layer inputs alternate between two slots; one layer block
     arena_.assign(s.total() + 2 * s.NC, T(0));
@@ -64,7 +68,8 @@ Model<T>::Model(const Config& config, const Capacity& cap, Device device)
   emb_mean_.assign(N_cap_, T(0));
   emb_rstd_.assign(N_cap_, T(0));
   const int64_t MC = int64_t(cap.max_rows) * C;
-  for (auto* v : {&hx_, &hd_, &hg_, &hl_}) v->assign(MC, T(0));
+  for (auto* v : {&hx_, &hd_, &hg_, &hl_, &sel_ctx_, &sel_x_}) v->assign(MC, T(0));
+  sel_row_ids_.assign(cap.max_rows, 0);
   h_mean_.assign(cap.max_rows, T(0));
   h_rstd_.assign(cap.max_rows, T(0));
   logits_.assign(int64_t(cap.max_rows) * V, T(0));
@@ -240,6 +245,8 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
   posp_ = staged(d_pos_, pos_);
   row_idsp_ = staged(d_row_ids_, row_ids_);
   store_atp_ = staged(d_store_at_, store_at_);
+  for (int m = 0; m < M; ++m) sel_row_ids_[m] = row_ids_[batch.rows[m]];
+  sel_row_idsp_ = staged(d_sel_row_ids_, sel_row_ids_);
   const float p_hidden = sc.train ? float(cfg_.hidden_dropout) : 0.f;
   const float p_att = sc.train ? float(cfg_.attention_dropout) : 0.f;
   ParamViews<T> pv(layout_, cfg_, param_data());
@@ -269,28 +276,39 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
     ops::linear_forward<T>(a.qkv, a.x, w.qkv_w, w.qkv_b, N, C, 3 * C);
     ops::attention_forward<T>(a.ctx, a.S, a.P, a.Pmask, a.qkv, shape, cfg_.scoring, bh, nh, p_att,
                               dropout_key(sc, 1 + 3 * l));
-    ops::linear_forward<T>(pre_dropout(a.res1), a.ctx, w.attn_out_w, w.attn_out_b, N, C, C);
+    // Only the scored rows of the last layer reach the LM head: after its attention (which needs
+    // every row's keys and values) the last layer continues at those R = M rows only. Their
+    // dropout masks are drawn by the same row ids as in the full layout.
+    const bool last = l == cfg_.layers - 1;
+    const int R = last ? M : N;
+    const T* ctx_in = a.ctx;
+    const T* x_in = a.x;
+    const int64_t* ids_in = row_idsp_;
+    if (last) {
+      ops::gather_rows<T>(sel_ctx_.data(), a.ctx, rows_, M, C);
+      ops::gather_rows<T>(sel_x_.data(), a.x, rows_, M, C);
+      ctx_in = sel_ctx_.data(), x_in = sel_x_.data(), ids_in = sel_row_idsp_;
+    }
+    ops::linear_forward<T>(pre_dropout(a.res1), ctx_in, w.attn_out_w, w.attn_out_b, R, C, C);
     if (dropout)
-      ops::dropout_forward<T>(a.res1, a.ao_mask, t1_.data(), row_idsp_, N, C, p_hidden,
+      ops::dropout_forward<T>(a.res1, a.ao_mask, t1_.data(), ids_in, R, C, p_hidden,
                               dropout_key(sc, 2 + 3 * l));
-    ops::add_inplace<T>(a.res1, a.x, int64_t(N) * C);
-    ops::layernorm_forward<T>(a.h1, a.ln1_mean, a.ln1_rstd, a.res1, w.ln1_w, w.ln1_b, N, C,
+    ops::add_inplace<T>(a.res1, x_in, int64_t(R) * C);
+    ops::layernorm_forward<T>(a.h1, a.ln1_mean, a.ln1_rstd, a.res1, w.ln1_w, w.ln1_b, R, C,
                               T(cfg_.layer_norm_eps));
     // Feed-forward: dense -> GELU -> dense -> dropout -> + h1 -> LayerNorm
-    ops::linear_forward<T>(a.f1, a.h1, w.ffn_in_w, w.ffn_in_b, N, C, F);
-    ops::gelu_forward<T>(a.g, a.f1, int64_t(N) * F);
-    ops::linear_forward<T>(pre_dropout(a.res2), a.g, w.ffn_out_w, w.ffn_out_b, N, F, C);
+    ops::linear_forward<T>(a.f1, a.h1, w.ffn_in_w, w.ffn_in_b, R, C, F);
+    ops::gelu_forward<T>(a.g, a.f1, int64_t(R) * F);
+    ops::linear_forward<T>(pre_dropout(a.res2), a.g, w.ffn_out_w, w.ffn_out_b, R, F, C);
     if (dropout)
-      ops::dropout_forward<T>(a.res2, a.fo_mask, t1_.data(), row_idsp_, N, C, p_hidden,
+      ops::dropout_forward<T>(a.res2, a.fo_mask, t1_.data(), ids_in, R, C, p_hidden,
                               dropout_key(sc, 3 + 3 * l));
-    ops::add_inplace<T>(a.res2, a.h1, int64_t(N) * C);
-    ops::layernorm_forward<T>(x_out(l), a.ln2_mean, a.ln2_rstd, a.res2, w.ln2_w, w.ln2_b, N, C,
-                              T(cfg_.layer_norm_eps));
+    ops::add_inplace<T>(a.res2, a.h1, int64_t(R) * C);
+    ops::layernorm_forward<T>(last ? hx_.data() : x_out(l), a.ln2_mean, a.ln2_rstd, a.res2,
+                              w.ln2_w, w.ln2_b, R, C, T(cfg_.layer_norm_eps));
   }
 
-  // LM head at the scored rows only: dense -> GELU -> LayerNorm -> decoder (tied) + bias
-  const T* xl = x_out(cfg_.layers - 1);
-  ops::gather_rows<T>(hx_.data(), xl, rows_, M, C);
+  // LM head at the scored rows (hx_): dense -> GELU -> LayerNorm -> decoder (tied) + bias
   ops::linear_forward<T>(hd_.data(), hx_.data(), pv.head_dense_w, pv.head_dense_b, M, C, C);
   ops::gelu_forward<T>(hg_.data(), hd_.data(), int64_t(M) * C);
   ops::layernorm_forward<T>(hl_.data(), h_mean_.data(), h_rstd_.data(), hg_.data(), pv.head_ln_w,
@@ -321,9 +339,8 @@ void Model<T>::backward() {
   ops::gelu_backward<T>(dh2_.data(), dh2_.data(), hd_.data(), int64_t(M) * C);
   ops::linear_backward<T>(dh1_.data(), gv.head_dense_w, gv.head_dense_b, dh2_.data(), hx_.data(),
                           pv.head_dense_w, M, C, C);
-  T* dx = dA_.data();  // gradient w.r.t. the current layer's output (N, C)
-  T* dx_in = dB_.data();
-  ops::scatter_rows<T>(dx, dh1_.data(), rows_, M, N, C);
+  T* dx = dA_.data();  // gradient w.r.t. the current layer's output (N, C); the last layer's
+  T* dx_in = dB_.data();  // is dh1_ (M, C) at the scored rows
 
   const ops::AttentionShape shape{B, H, C, offsets_, store_atp_};
   T *t1 = t1_.data(), *t2 = t2_.data(), *t3 = t3_.data();
@@ -332,27 +349,38 @@ void Model<T>::backward() {
     const LayerActs a = acts(l);
     const auto& w = pv.layers[l];
     const auto& gw = gv.layers[l];
+    const bool last = l == cfg_.layers - 1;  // R = M scored rows after its attention (forward)
+    const int R = last ? M : N;
+    const int64_t RC = int64_t(R) * C;
     // x_out = LN2(res2), res2 = dropout(ffn_out(gelu(ffn_in(h1)))) + h1
-    ops::layernorm_backward<T>(t1, gw.ln2_w, gw.ln2_b, dx, a.res2, a.ln2_mean, a.ln2_rstd, w.ln2_w,
-                               N, C);
-    ops::dropout_backward<T>(t2, t1, a.fo_mask, NC);
-    ops::linear_backward<T>(f1g_.data(), gw.ffn_out_w, gw.ffn_out_b, t2, a.g, w.ffn_out_w, N, F, C);
-    ops::gelu_backward<T>(f1g_.data(), f1g_.data(), a.f1, int64_t(N) * F);
-    ops::linear_backward<T>(t3, gw.ffn_in_w, gw.ffn_in_b, f1g_.data(), a.h1, w.ffn_in_w, N, C, F);
-    ops::add_inplace<T>(t3, t1, NC);  // dh1
+    ops::layernorm_backward<T>(t1, gw.ln2_w, gw.ln2_b, last ? dh1_.data() : dx, a.res2,
+                               a.ln2_mean, a.ln2_rstd, w.ln2_w, R, C);
+    ops::dropout_backward<T>(t2, t1, a.fo_mask, RC);
+    ops::linear_backward<T>(f1g_.data(), gw.ffn_out_w, gw.ffn_out_b, t2, a.g, w.ffn_out_w, R, F, C);
+    ops::gelu_backward<T>(f1g_.data(), f1g_.data(), a.f1, int64_t(R) * F);
+    ops::linear_backward<T>(t3, gw.ffn_in_w, gw.ffn_in_b, f1g_.data(), a.h1, w.ffn_in_w, R, C, F);
+    ops::add_inplace<T>(t3, t1, RC);  // dh1
     // h1 = LN1(res1), res1 = dropout(attn_out(attention(qkv(x)))) + x
     ops::layernorm_backward<T>(t1, gw.ln1_w, gw.ln1_b, t3, a.res1, a.ln1_mean, a.ln1_rstd, w.ln1_w,
-                               N, C);
-    ops::dropout_backward<T>(t2, t1, a.ao_mask, NC);
-    ops::linear_backward<T>(t3, gw.attn_out_w, gw.attn_out_b, t2, a.ctx, w.attn_out_w, N, C, C);
+                               R, C);
+    ops::dropout_backward<T>(t2, t1, a.ao_mask, RC);
+    ops::linear_backward<T>(t3, gw.attn_out_w, gw.attn_out_b, t2, last ? sel_ctx_.data() : a.ctx,
+                            w.attn_out_w, R, C, C);
+    T* dctx = t3;      // (N, C)
+    T* dresid = t1;    // (N, C): the residual's gradient w.r.t. x
+    if (last) {  // back to all N rows; zero away from the scored rows
+      ops::scatter_rows<T>(t2, t3, rows_, M, N, C);
+      ops::scatter_rows<T>(t3, t1, rows_, M, N, C);
+      dctx = t2, dresid = t3;
+    }
     T* db = dbn_.data();
     T* dn = dbn_.data() + H;
     ops::fill_zero<T>(db, 2 * H);
-    ops::attention_backward<T>(dqkv_.data(), db, dn, att_scratch_.data(), t3, a.qkv, a.S, a.P,
+    ops::attention_backward<T>(dqkv_.data(), db, dn, att_scratch_.data(), dctx, a.qkv, a.S, a.P,
                                a.Pmask, shape, cfg_.scoring, ssa_b_.data() + l * H,
                                ssa_n_.data() + l * H);
     ops::linear_backward<T>(dx_in, gw.qkv_w, gw.qkv_b, dqkv_.data(), a.x, w.qkv_w, N, C, 3 * C);
-    ops::add_inplace<T>(dx_in, t1, NC);
+    ops::add_inplace<T>(dx_in, dresid, NC);
     if (cfg_.scoring == Scoring::ssa)  // chain rule to the raw values: db/dbeta = b, dn/dnu = n-1
       ops::ssa_raw_grads<T>(gw.ssa_beta, gw.ssa_nu, db, dn, ssa_b_.data() + l * H,
                             ssa_n_.data() + l * H, H, cfg_.ssa.freeze_b, cfg_.ssa.freeze_n);

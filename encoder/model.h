@@ -75,17 +75,18 @@ class Model {
   Array<T> arena_;
   Array<T> emb_sum_, emb_mean_, emb_rstd_, emb_mask_;
   Array<T> hx_, hd_, hg_, hl_, h_mean_, h_rstd_, logits_, lse_;
+  Array<T> sel_ctx_, sel_x_;  // (M, C) the last layer's attention context and input at the rows
   Array<T> ssa_b_, ssa_n_;  // (L*H) effective values of the last forward
   // backward scratch
   Array<T> dA_, dB_, t1_, t2_, t3_, f1g_, dqkv_, dh1_, dh2_, dlogits_, att_scratch_, dbn_;
   std::vector<int32_t> pos_;
-  std::vector<int64_t> row_ids_, store_at_;
+  std::vector<int64_t> row_ids_, store_at_, sel_row_ids_;
   Array<int32_t> d_ids_, d_offsets_, d_rows_, d_labels_, d_pos_;  // cuda only
-  Array<int64_t> d_row_ids_, d_store_at_;                         // cuda only
+  Array<int64_t> d_row_ids_, d_store_at_, d_sel_row_ids_;         // cuda only
   const Batch* batch_ = nullptr;
   const int32_t *ids_ = nullptr, *offsets_ = nullptr, *rows_ = nullptr, *labels_ = nullptr,
                 *posp_ = nullptr;
-  const int64_t *row_idsp_ = nullptr, *store_atp_ = nullptr;
+  const int64_t *row_idsp_ = nullptr, *store_atp_ = nullptr, *sel_row_idsp_ = nullptr;
   bool has_loss_ = false;
 };
 
