@@ -85,12 +85,9 @@ void Scorer::row_log_probs(Model<float>& model, const Batch& batch,
 }
 
 namespace {
-// One sequence to run: a sentence or a masked copy, and the rows of it that are scored.
-struct Item {
-  int sentence;
-  std::vector<int32_t> ids;
-  std::vector<int> positions;  // scored positions
-  std::vector<int> slots;      // where each scored position's log-prob goes in logprobs
+// Where a scored row's log-prob goes: the sentence and the index in its logprobs.
+struct Slot {
+  int sentence, index;
 };
 }  // namespace
 
@@ -113,49 +110,50 @@ std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> a
                                              const std::function<void(int64_t)>& progress) {
   const Config& c = config();
   std::vector<SentenceScore> out(all.size());
-  std::vector<Item> items;
+  // Sequences (a sentence, or one masked copy per token for pll) are packed into batches of at
+  // most batch_tokens_ tokens. Labels are kept apart from the batch, so forward() skips its loss.
+  std::vector<Batch> batches;
+  std::vector<std::vector<int32_t>> labels;
+  std::vector<std::vector<Slot>> slots;  // per batch, per scored row
+  int64_t sequences = 0;
+  auto add_sequence = [&](const std::vector<int32_t>& ids) -> Batch& {
+    const int L = int(ids.size());
+    if (batches.empty() || batches.back().num_tokens() + L > batch_tokens_) {
+      batches.emplace_back().clear();
+      labels.emplace_back();
+      slots.emplace_back();
+    }
+    Batch& b = batches.back();
+    b.ids.insert(b.ids.end(), ids.begin(), ids.end());
+    b.offsets.push_back(b.num_tokens());
+    ++sequences;
+    return b;
+  };
+  auto score_row = [&](Batch& b, int off, int t, int32_t target, Slot slot) {
+    b.rows.push_back(off + t);
+    labels.back().push_back(target);
+    slots.back().push_back(slot);
+  };
   for (size_t s = 0; s < all.size(); ++s) {
-    const std::vector<int32_t>* ids = &all[s];
-    out[s].ids = *ids;
-    const int L = int(ids->size());
+    const std::vector<int32_t>& ids = all[s];
+    const int L = int(ids.size());
     if (m == Method::holistic) {
       out[s].logprobs.assign(L, 0.0);
-      Item it{int(s), *ids, {}, {}};
-      for (int t = 0; t < L; ++t) it.positions.push_back(t), it.slots.push_back(t);
-      items.push_back(std::move(it));
+      Batch& b = add_sequence(ids);
+      const int off = b.num_tokens() - L;
+      for (int t = 0; t < L; ++t) score_row(b, off, t, ids[t], {int(s), t});
       continue;
     }
     out[s].logprobs.assign(std::max(0, L - 2), 0.0);
     for (int t = 1; t < L - 1; ++t) {
-      Item it{int(s), *ids, {t}, {t - 1}};
-      it.ids[t] = c.mask_id;
+      Batch& b = add_sequence(ids);
+      const int off = b.num_tokens() - L;
+      b.ids[off + t] = c.mask_id;
       if (m == Method::pll_word_l2r)  // also hide the rest of this word
-        for (int u = t + 1; u < L - 1 && !word_start_[(*ids)[u]]; ++u) it.ids[u] = c.mask_id;
-      items.push_back(std::move(it));
+        for (int u = t + 1; u < L - 1 && !word_start_[ids[u]]; ++u) b.ids[off + u] = c.mask_id;
+      score_row(b, off, t, ids[t], {int(s), t - 1});
     }
   }
-  // Pack items into batches of at most batch_tokens_ tokens (labels kept apart, so forward()
-  // skips its loss); batch k holds items[first[k], first[k+1]).
-  std::vector<Batch> batches;
-  std::vector<std::vector<int32_t>> labels;
-  std::vector<size_t> first;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const Item& it = items[i];
-    if (batches.empty() || batches.back().num_tokens() + int(it.ids.size()) > batch_tokens_) {
-      batches.emplace_back().clear();
-      labels.emplace_back();
-      first.push_back(i);
-    }
-    Batch& batch = batches.back();
-    const int off = batch.num_tokens();
-    batch.ids.insert(batch.ids.end(), it.ids.begin(), it.ids.end());
-    batch.offsets.push_back(batch.num_tokens());
-    for (int t : it.positions) {
-      batch.rows.push_back(off + t);
-      labels.back().push_back(out[it.sentence].ids[t]);
-    }
-  }
-  first.push_back(items.size());
   // Batches are independent: with T threads, T model replicas each run whole batches on one
   // thread (BLAS and our ops run single-threaded inside the parallel region). This scales far
   // better than splitting each small batch's GEMMs across threads. One thread: the ops use the
@@ -165,7 +163,7 @@ std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> a
                     ? 1
                     : int(std::clamp<int64_t>(num_threads(), 1, std::max<int64_t>(nb, 1)));
   add_replicas(T);
-  std::atomic<int64_t> next{0}, items_done{0};
+  std::atomic<int64_t> next{0}, sequences_done{0};
   int64_t reported = 0;
   std::exception_ptr error;
 #pragma omp parallel num_threads(T) if (T > 1)
@@ -176,12 +174,11 @@ std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> a
       const Batch& batch = batches[k];
       model.forward(batch, {false, 0, 0});
       row_log_probs(model, batch, labels[k], logp);
-      size_t r = 0;
-      for (size_t i = first[k]; i < first[k + 1]; ++i)
-        for (int slot : items[i].slots) out[items[i].sentence].logprobs[slot] = logp[r++];
-      const int64_t done = items_done += int64_t(first[k + 1] - first[k]);
+      for (size_t r = 0; r < slots[k].size(); ++r)
+        out[slots[k][r].sentence].logprobs[slots[k][r].index] = logp[r];
+      const int64_t done = sequences_done += batch.num_seqs();
       if (progress) {
-        const int64_t sentences = int64_t(double(done) / double(items.size()) * double(all.size()));
+        const int64_t sentences = int64_t(double(done) / double(sequences) * double(all.size()));
 #pragma omp critical(bb_scorer_progress)
         if (sentences > reported) progress(reported = sentences);  // monotonic
       }
@@ -192,6 +189,7 @@ std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> a
     }
   }
   if (error) std::rethrow_exception(error);
+  for (size_t s = 0; s < out.size(); ++s) out[s].ids = std::move(all[s]);
   for (SentenceScore& s : out) {
     double sum = 0;
     for (double lp : s.logprobs) sum += lp;
