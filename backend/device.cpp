@@ -17,14 +17,6 @@ Device parse_device(const std::string& s) {
   fail("unknown device '{}' (expected cpu or cuda)", s);
 }
 
-bool cuda_built() {
-#ifdef BABYBERTA_HAVE_CUDA
-  return true;
-#else
-  return false;
-#endif
-}
-
 void require_device(Device d) {
   if (d == Device::cpu) return;
 #ifdef BABYBERTA_HAVE_CUDA
@@ -32,6 +24,12 @@ void require_device(Device d) {
 #else
   fail("--device cuda: this build has no CUDA backend (configure with -DBABYBERTA_CUDA=ON)");
 #endif
+}
+
+Device usable_device(const std::string& s) {
+  const Device d = parse_device(s);
+  require_device(d);
+  return d;
 }
 
 void set_cuda_tf32(bool on) {

@@ -16,9 +16,10 @@ enum class Device { cpu, cuda };
 Device parse_device(const std::string& s);  // "cpu" | "cuda"; anything else is an error
 std::string device_label(Device d);         // "cpu", or "cuda (NVIDIA H200)"
 // Throws a one-line bb::Error unless `d` can be used here: "this build has no CUDA backend
-// (configure with -DBABYBERTA_CUDA=ON)" or "no CUDA device: ...".
+// (configure with -DBABYBERTA_CUDA=ON)" or "no CUDA device found ...".
 void require_device(Device d);
-bool cuda_built();
+// A --device value, parsed and checked to be usable here (both errors are one line).
+Device usable_device(const std::string& s);
 // CUDA GEMMs on TF32 tensor cores (10-bit mantissa inputs): off by default (exact fp32).
 void set_cuda_tf32(bool on);
 
@@ -52,11 +53,6 @@ class Array {
   ~Array() { release(); }
 
   Device device() const { return device_; }
-  void set_device(Device d) {  // only while empty
-    release();
-    host_.clear();
-    device_ = d;
-  }
   size_t size() const { return device_ == Device::cpu ? host_.size() : n_; }
   T* data() { return device_ == Device::cpu ? host_.data() : dev_; }
   const T* data() const { return device_ == Device::cpu ? host_.data() : dev_; }

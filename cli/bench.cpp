@@ -51,8 +51,7 @@ struct BenchArgs {
 
 // The device for this bench, checked before any work; TF32 only when asked for.
 Device bench_device(const BenchArgs& a) {
-  const Device d = parse_device(a.device);
-  require_device(d);
+  const Device d = usable_device(a.device);
   if (a.tf32) set_cuda_tf32(true);
   return d;
 }

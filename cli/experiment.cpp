@@ -89,7 +89,7 @@ int64_t finished_step(const fs::path& run) {
 }
 
 void run_experiment(const ExperimentArgs& a) {
-  require_device(parse_device(a.device));  // before any child process starts
+  usable_device(a.device);  // fail before any child process starts
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path out = a.out;
   fs::create_directories(out);

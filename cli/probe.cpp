@@ -36,8 +36,7 @@ ProbeSummary run_probe(const ProbeArgs& a) {
       load_suite(a.suite, a.order == "bad-first" ? PairOrder::bad_first : PairOrder::good_first);
   if (a.pairs_per_paradigm > 0)
     std::erase_if(suite.pairs, [&](const MinimalPair& p) { return p.index >= a.pairs_per_paradigm; });
-  const Device device = parse_device(a.device);
-  require_device(device);
+  const Device device = usable_device(a.device);
   Scorer scorer(a.model, 2048, device);
   std::vector<std::string> sentences;
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.good);

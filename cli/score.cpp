@@ -26,8 +26,7 @@ void add_score(CLI::App& app) {
   cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();
   cmd->callback([a] {
     set_threads(a->threads);
-    const Device device = parse_device(a->device);
-    require_device(device);
+    const Device device = usable_device(a->device);
     Scorer scorer(a->model, 2048, device);
     const Method m = parse_method(a->method);
     std::vector<std::string> lines;

@@ -120,8 +120,7 @@ void run_train(TrainArgs a) {
            "--probe-every needs --probe-suite and must be a multiple of --eval-every ({})",
            a.eval_every);
   set_threads(a.threads);
-  const Device device = parse_device(a.device);
-  require_device(device);  // fail before any work
+  const Device device = usable_device(a.device);  // fail before any work
   const fs::path out = a.out;
   if (!a.resume && latest_checkpoint(out))
     fail("{}: holds checkpoints already; pass --resume to continue or choose a new --out",

@@ -26,15 +26,6 @@ Model<T>::Model(const Config& config, const Capacity& cap, Device device)
   BB_CHECK((device == Device::cpu || std::is_same_v<T, float>),
            "internal: the CUDA model is float only");
   require_device(device);
-  for (Array<T>* a : {&dparams_, &dgrads_, &arena_, &emb_sum_, &emb_mean_, &emb_rstd_,
-                      &emb_mask_, &hx_, &hd_, &hg_, &hl_, &sel_ctx_, &sel_x_, &h_mean_,
-                      &h_rstd_, &logits_, &lse_,
-                      &ssa_b_, &ssa_n_, &dA_, &dB_, &t1_, &t2_, &t3_, &f1g_, &dqkv_, &dh1_,
-                      &dh2_, &dlogits_, &att_scratch_, &dbn_})
-    a->set_device(device);
-  for (Array<int32_t>* a : {&d_ids_, &d_offsets_, &d_rows_, &d_labels_, &d_pos_})
-    a->set_device(device);
-  for (Array<int64_t>* a : {&d_row_ids_, &d_store_at_, &d_sel_row_ids_}) a->set_device(device);
   BB_CHECK(cap.max_rows <= cap.max_tokens,
            "capacity: {} scored rows exceed the {} rows of a batch", cap.max_rows, cap.max_tokens);
   BB_CHECK(cap.max_len <= cfg_.max_tokens(), "capacity: max_len {} exceeds the model's {} tokens",
@@ -129,9 +120,9 @@ T* Model<T>::x_out(int l) {
 
 template <typename T>
 template <typename I>
-const I* Model<T>::staged(Array<I>& dev, const std::vector<I>& host) {
+const I* Model<T>::staged(Array<I>& dev, const std::vector<I>& host, int n) {
   if (device_ == Device::cpu) return host.data();
-  dev.from_host(host.data(), host.size());
+  dev.from_host(host.data(), size_t(n));
   return dev.data();
 }
 
@@ -144,7 +135,7 @@ template <typename T>
 void Model<T>::download() {
   if (device_ == Device::cpu) return;
   const std::vector<T> p = dparams_.host();
-  std::copy(p.begin(), p.end(), params.begin());
+  params.assign(p.begin(), p.end());
   if (cap_.inference_only) return;
   const std::vector<T> g = dgrads_.host();
   grads.assign(g.begin(), g.end());
@@ -238,15 +229,15 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
   batch_ = &batch;
   has_loss_ = !batch.labels.empty();
   const DeviceScope on(device_);
-  ids_ = staged(d_ids_, batch.ids);
-  offsets_ = staged(d_offsets_, batch.offsets);
-  rows_ = staged(d_rows_, batch.rows);
-  labels_ = has_loss_ ? staged(d_labels_, batch.labels) : nullptr;
-  posp_ = staged(d_pos_, pos_);
-  row_idsp_ = staged(d_row_ids_, row_ids_);
-  store_atp_ = staged(d_store_at_, store_at_);
+  ids_ = staged(d_ids_, batch.ids, N);
+  offsets_ = staged(d_offsets_, batch.offsets, B + 1);
+  rows_ = staged(d_rows_, batch.rows, M);
+  labels_ = has_loss_ ? staged(d_labels_, batch.labels, M) : nullptr;
+  posp_ = staged(d_pos_, pos_, N);
+  row_idsp_ = staged(d_row_ids_, row_ids_, N);
+  store_atp_ = staged(d_store_at_, store_at_, B + 1);
   for (int m = 0; m < M; ++m) sel_row_ids_[m] = row_ids_[batch.rows[m]];
-  sel_row_idsp_ = staged(d_sel_row_ids_, sel_row_ids_);
+  sel_row_idsp_ = staged(d_sel_row_ids_, sel_row_ids_, M);
   const float p_hidden = sc.train ? float(cfg_.hidden_dropout) : 0.f;
   const float p_att = sc.train ? float(cfg_.attention_dropout) : 0.f;
   ParamViews<T> pv(layout_, cfg_, param_data());

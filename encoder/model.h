@@ -60,29 +60,36 @@ class Model {
   LayerActs acts(int l);
   T* x_out(int l);  // input of layer l+1 (or of the head)
   uint64_t dropout_key(const StepContext& ctx, int site) const;
-  // Host index arrays for the ops: themselves on the CPU, a device copy on CUDA.
+  // The first n entries of a host index array for the ops: itself on the CPU, a device copy on
+  // CUDA.
   template <typename I>
-  const I* staged(Array<I>& dev, const std::vector<I>& host);
+  const I* staged(Array<I>& dev, const std::vector<I>& host, int n);
 
   Config cfg_;
   ParamLayout layout_;
   Capacity cap_;
-  Device device_;
+  Device device_;  // every Array below lives there
   int64_t att_cap_;  // H * max_seqs * max_len^2 ... per layer store size
   int64_t N_cap_;
-  Array<T> dparams_, dgrads_;  // cuda only
+  Array<T> dparams_{device_}, dgrads_{device_};  // cuda only
   // activations: one arena, carved per layer
-  Array<T> arena_;
-  Array<T> emb_sum_, emb_mean_, emb_rstd_, emb_mask_;
-  Array<T> hx_, hd_, hg_, hl_, h_mean_, h_rstd_, logits_, lse_;
-  Array<T> sel_ctx_, sel_x_;  // (M, C) the last layer's attention context and input at the rows
-  Array<T> ssa_b_, ssa_n_;  // (L*H) effective values of the last forward
+  Array<T> arena_{device_};
+  Array<T> emb_sum_{device_}, emb_mean_{device_}, emb_rstd_{device_}, emb_mask_{device_};
+  Array<T> hx_{device_}, hd_{device_}, hg_{device_}, hl_{device_};
+  Array<T> h_mean_{device_}, h_rstd_{device_}, logits_{device_}, lse_{device_};
+  // (M, C) the last layer's attention context and input at the scored rows
+  Array<T> sel_ctx_{device_}, sel_x_{device_};
+  Array<T> ssa_b_{device_}, ssa_n_{device_};  // (L*H) effective values of the last forward
   // backward scratch
-  Array<T> dA_, dB_, t1_, t2_, t3_, f1g_, dqkv_, dh1_, dh2_, dlogits_, att_scratch_, dbn_;
+  Array<T> dA_{device_}, dB_{device_}, t1_{device_}, t2_{device_}, t3_{device_};
+  Array<T> f1g_{device_}, dqkv_{device_}, dh1_{device_}, dh2_{device_}, dlogits_{device_};
+  Array<T> att_scratch_{device_}, dbn_{device_};
   std::vector<int32_t> pos_;
   std::vector<int64_t> row_ids_, store_at_, sel_row_ids_;
-  Array<int32_t> d_ids_, d_offsets_, d_rows_, d_labels_, d_pos_;  // cuda only
-  Array<int64_t> d_row_ids_, d_store_at_, d_sel_row_ids_;         // cuda only
+  // device copies of the index arrays (cuda only)
+  Array<int32_t> d_ids_{device_}, d_offsets_{device_}, d_rows_{device_}, d_labels_{device_};
+  Array<int32_t> d_pos_{device_};
+  Array<int64_t> d_row_ids_{device_}, d_store_at_{device_}, d_sel_row_ids_{device_};
   const Batch* batch_ = nullptr;
   const int32_t *ids_ = nullptr, *offsets_ = nullptr, *rows_ = nullptr, *labels_ = nullptr,
                 *posp_ = nullptr;
