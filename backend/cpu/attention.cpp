@@ -31,10 +31,6 @@ T* scratch(Buffer<T>& buf, int64_t n) {
   return buf.data();
 }
 
-inline uint64_t att_row_id(int b, int H, int h, int i) {
-  return (uint64_t(b * H + h) << 16) | uint64_t(i);
-}
-
 }  // namespace
 
 template <typename T>
@@ -64,7 +60,7 @@ void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const Attentio
       thread_local Buffer<T> buf;
       Block<T> pd(scratch(buf, int64_t(L) * L), L, L);
       for (int i = 0; i < L; ++i) dropout_mask_row(mask + at + int64_t(i) * L, key,
-                                                    att_row_id(b, H, h, i), L, dropout_p);
+                                                    attention_dropout_row(b, H, h, i), L, dropout_p);
       pd = CBlock<T>(P + at, L, L).cwiseProduct(CBlock<T>(mask + at, L, L));
       out.noalias() = pd * v;
     } else {

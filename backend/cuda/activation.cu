@@ -3,7 +3,7 @@
 
 #include "backend/cuda/kernels.cuh"
 #include "backend/cuda/ops.h"
-#include "common/philox.h"
+#include "backend/dropout_draw.h"
 
 namespace bb::cuda {
 
@@ -27,21 +27,11 @@ __global__ void add(float* y, const float* x, int64_t n) {
   if (i < n) y[i] += x[i];
 }
 
-// Element (r, c): 16 bits of Philox block (row_ids[r], c / 8), kept iff bits >= threshold; as
-// backend/cpu/dropout_mask.h.
 __global__ void dropout_fwd(float* out, float* mask, const float* x, const int64_t* row_ids, int N,
-                            int C, bool draw, uint32_t threshold, float scale, uint64_t key) {
+                            int C, DropoutDraw draw) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= int64_t(N) * C) return;
-  const int r = int(i / C), c = int(i % C);
-  float m = 1.f;
-  if (draw) {
-    uint32_t w[4];
-    Philox{key}.block(uint64_t(row_ids[r]), uint64_t(c / 8), w);
-    const int k = c % 8;
-    const uint32_t bits = (w[k / 2] >> (16 * (k % 2))) & 0xFFFFu;
-    m = bits >= threshold ? scale : 0.f;
-  }
+  const float m = draw.mask(uint64_t(row_ids[i / C]), int(i % C));
   mask[i] = m;
   out[i] = x[i] * m;
 }
@@ -74,10 +64,8 @@ void add_inplace(float* y, const float* x, int64_t n) {
 void dropout_forward(float* out, float* mask, const float* x, const int64_t* row_ids, int N,
                      int C, float p, uint64_t key) {
   if (N == 0) return;
-  const uint32_t threshold = uint32_t(std::lround(double(p) * 65536.0));
-  const float scale = p > 0 ? 1.f / (1.f - p) : 1.f;
   dropout_fwd<<<blocks_for(int64_t(N) * C, 256), 256, 0, stream()>>>(out, mask, x, row_ids, N, C,
-                                                                    p > 0, threshold, scale, key);
+                                                                    DropoutDraw::make(p, key));
   launched("dropout_fwd");
 }
 

@@ -7,7 +7,7 @@
 
 #include "backend/cuda/kernels.cuh"
 #include "backend/cuda/ops.h"
-#include "common/philox.h"
+#include "backend/dropout_draw.h"
 
 namespace bb::cuda {
 
@@ -15,18 +15,6 @@ namespace {
 
 constexpr int kMaxLen = 128;
 constexpr int kWarps = 4;
-
-__device__ inline uint64_t att_row_id(int b, int H, int h, int i) {
-  return (uint64_t(b * H + h) << 16) | uint64_t(i);
-}
-
-__device__ inline float dropout_keep(uint64_t key, uint64_t row, int j, uint32_t threshold,
-                                     float scale) {
-  uint32_t w[4];
-  Philox{key}.block(row, uint64_t(j / 8), w);
-  const int k = j % 8;
-  return ((w[k / 2] >> (16 * (k % 2))) & 0xFFFFu) >= threshold ? scale : 0.f;
-}
 
 // The block's keys and values (rows off..off+L of head h) into shared memory, rows padded to
 // d+1 floats so that lanes reading different rows hit different banks.
@@ -41,17 +29,11 @@ __device__ void load_keys_values(float* K, float* V, const float* qkv, int off, 
   __syncthreads();
 }
 
-struct Dropout {
-  bool on;
-  uint32_t threshold;
-  float scale;
-  uint64_t key;
-};
-
 // Shared memory: K and V (L, d+1), a q row and a P row per warp.
 __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const float* qkv,
                               const int32_t* offsets, const int64_t* store_at, int H, int C,
-                              bool ssa, const float* b_head, const float* n_head, Dropout drop) {
+                              bool ssa, const float* b_head, const float* n_head,
+                              DropoutDraw drop) {
   extern __shared__ float sm[];
   const int b = blockIdx.x / H, h = blockIdx.x % H;
   const int off = offsets[b], L = offsets[b + 1] - off;
@@ -90,10 +72,10 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
       sum += pr[j];
     }
     const float inv = 1.f / warp_sum(sum);
-    const uint64_t row = att_row_id(b, H, h, i);
+    const uint64_t row = attention_dropout_row(b, H, h, i);
     for (int j = lane; j < L; j += 32) {
       const float p = pr[j] * inv;
-      const float m = drop.on ? dropout_keep(drop.key, row, j, drop.threshold, drop.scale) : 1.f;
+      const float m = drop.mask(row, j);
       P[at + int64_t(i) * L + j] = p;
       mask[at + int64_t(i) * L + j] = m;
       pr[j] = p * m;
@@ -224,11 +206,9 @@ void attention_forward(float* ctx, float* S, float* P, float* mask, const float*
   const int d = sh.C / sh.H;
   const size_t smem = sizeof(float) * (2 * kMaxLen * (d + 1) + kWarps * d + kWarps * kMaxLen);
   allow_shared(attention_fwd, smem);
-  const Dropout drop{dropout_p > 0, uint32_t(std::lround(double(dropout_p) * 65536.0)),
-                     dropout_p > 0 ? 1.f / (1.f - dropout_p) : 1.f, key};
   attention_fwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
       ctx, S, P, mask, qkv, sh.offsets, sh.store_at, sh.H, sh.C, kind == Scoring::ssa, b_head,
-      n_head, drop);
+      n_head, DropoutDraw::make(dropout_p, key));
   launched("attention_fwd");
 }
 
