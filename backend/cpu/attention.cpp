@@ -59,8 +59,9 @@ void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const Attentio
     if (dropout_p > 0) {
       thread_local Buffer<T> buf;
       Block<T> pd(scratch(buf, int64_t(L) * L), L, L);
-      for (int i = 0; i < L; ++i) dropout_mask_row(mask + at + int64_t(i) * L, key,
-                                                    attention_dropout_row(b, H, h, i), L, dropout_p);
+      for (int i = 0; i < L; ++i)
+        dropout_mask_row(mask + at + int64_t(i) * L, key, attention_dropout_row(b, H, h, i), L,
+                         dropout_p);
       pd = CBlock<T>(P + at, L, L).cwiseProduct(CBlock<T>(mask + at, L, L));
       out.noalias() = pd * v;
     } else {
