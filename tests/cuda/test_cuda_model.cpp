@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backend/cuda/device.h"
 #include "corpora/synthetic.h"
+#include "cuda/cuda_test.h"
 #include "encoder/checkpoint.h"
 #include "encoder/trainer.h"
 #include "probing/scorer.h"
@@ -16,25 +16,7 @@
 
 using namespace bb;
 
-namespace {
-
-#define SKIP_WITHOUT_CUDA_DEVICE()      \
-  if (cuda::device_count() == 0) {      \
-    MESSAGE("skipped: no CUDA device"); \
-    return;                             \
-  }
-
-// max |a - b| / max |b| over one tensor
-double rel_err(const float* a, const float* b, int64_t n) {
-  double diff = 0, scale = 1e-30;
-  for (int64_t i = 0; i < n; ++i) {
-    diff = std::max(diff, std::abs(double(a[i]) - double(b[i])));
-    scale = std::max(scale, std::abs(double(b[i])));
-  }
-  return diff / scale;
-}
-
-}  // namespace
+using test::rel_err;
 
 TEST_CASE("one training step of tiny on CUDA equals the CPU's (softmax and SSA, dropout on)") {
   SKIP_WITHOUT_CUDA_DEVICE();

@@ -9,6 +9,7 @@
 
 #include "backend/cuda/device.h"
 #include "backend/cuda/ops.h"
+#include "cuda/cuda_test.h"
 #include "backend/ops.h"
 #include "common/philox.h"
 
@@ -19,12 +20,6 @@ namespace cu = bb::cuda;
 
 namespace {
 
-#define SKIP_WITHOUT_CUDA_DEVICE()             \
-  if (cu::device_count() == 0) {               \
-    MESSAGE("skipped: no CUDA device");        \
-    return;                                    \
-  }
-
 std::vector<float> random(int64_t n, uint64_t seed, float lo = -1, float hi = 1) {
   const bb::Philox rng{bb::mix64(seed)};
   std::vector<float> v(n);
@@ -34,12 +29,7 @@ std::vector<float> random(int64_t n, uint64_t seed, float lo = -1, float hi = 1)
 
 double rel_err(const std::vector<float>& got, const std::vector<float>& want) {
   REQUIRE(got.size() == want.size());
-  double diff = 0, scale = 1e-30;
-  for (size_t i = 0; i < got.size(); ++i) {
-    diff = std::max(diff, std::abs(double(got[i]) - double(want[i])));
-    scale = std::max(scale, std::abs(double(want[i])));
-  }
-  return diff / scale;
+  return bb::test::rel_err(got.data(), want.data(), int64_t(got.size()));
 }
 
 template <typename T>
