@@ -43,7 +43,7 @@ struct BenchArgs {
   std::string what, preset = "babyberta", attention = "softmax", corpus;
   int vocab_size = 8192;
   std::string method = "holistic";
-  int threads = 1, batch = 16, batch_tokens = 2048;
+  int threads = 1, batch = 16, batch_tokens = 0;
   double seconds = 10;
   std::string device = "cpu";
   bool tf32 = false;
@@ -198,6 +198,7 @@ void bench_score(const BenchArgs& a) {
   const nlohmann::json out{{"bench", "score"}, {"method", method_name(m)}, {"preset", a.preset},
                            {"attention", a.attention}, {"device", device_label(device)},
                            {"tf32", a.tf32}, {"threads", a.threads},
+                           {"batch_tokens", scorer.batch_tokens()},
                            {"openblas_core", openblas_get_corename()}, {"sentences", n},
                            {"seconds", el}, {"sentences_per_s", n / el},
                            {"tokens_per_s", tokens / el}, {"mean_len", double(tokens) / n}};
@@ -219,7 +220,8 @@ void add_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda (train, score)")->capture_default_str();
-  cmd->add_option("--batch-tokens", a->batch_tokens, "Tokens per scoring batch (score)")
+  cmd->add_option("--batch-tokens", a->batch_tokens,
+                  "Tokens per scoring batch (score; 0: the device's default, CPU 512, CUDA 8192)")
       ->capture_default_str();
   cmd->add_flag("--tf32", a->tf32, "CUDA: TF32 tensor-core GEMMs (default: exact fp32)");
   cmd->add_option("--batch", a->batch, "Utterances per batch")->capture_default_str();

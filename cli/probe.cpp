@@ -37,7 +37,7 @@ ProbeSummary run_probe(const ProbeArgs& a) {
   if (a.pairs_per_paradigm > 0)
     std::erase_if(suite.pairs, [&](const MinimalPair& p) { return p.index >= a.pairs_per_paradigm; });
   const Device device = usable_device(a.device);
-  Scorer scorer(a.model, 2048, device);
+  Scorer scorer(a.model, 0, device);
   std::vector<std::string> sentences;
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.good);
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.bad);

@@ -27,7 +27,7 @@ void add_score(CLI::App& app) {
   cmd->callback([a] {
     set_threads(a->threads);
     const Device device = usable_device(a->device);
-    Scorer scorer(a->model, 2048, device);
+    Scorer scorer(a->model, 0, device);
     const Method m = parse_method(a->method);
     std::vector<std::string> lines;
     for (std::string line; std::getline(std::cin, line);) lines.push_back(line);

@@ -29,8 +29,12 @@ std::string method_name(Method m) {
 
 bool higher_is_better(Method m) { return m != Method::holistic; }
 
+int default_batch_tokens(Device device) { return device == Device::cuda ? 8192 : 512; }
+
 Scorer::Scorer(const fs::path& dir, int batch_tokens, Device device)
-    : tok_(Tokenizer::load(dir)), batch_tokens_(batch_tokens), device_(device) {
+    : tok_(Tokenizer::load(dir)),
+      batch_tokens_(batch_tokens > 0 ? batch_tokens : default_batch_tokens(device)),
+      device_(device) {
   const Config c = read_config(dir / "config.json");
   BB_CHECK(c.vocab_size == tok_->vocab_size(),
            "{}: config.json says vocab_size {}, tokenizer.model has {} pieces", dir.string(),
@@ -44,7 +48,9 @@ Scorer::Scorer(const fs::path& dir, int batch_tokens, Device device)
 }
 
 Scorer::Scorer(const Config& c, uint64_t seed, int batch_tokens, Device device)
-    : batch_tokens_(std::max(batch_tokens, c.max_tokens())), device_(device) {
+    : batch_tokens_(std::max(batch_tokens > 0 ? batch_tokens : default_batch_tokens(device),
+                             c.max_tokens())),
+      device_(device) {
   models_.push_back(std::make_unique<Model<float>>(c, capacity(c), device));
   models_[0]->init_weights(seed);
   word_start_.assign(c.vocab_size, true);

@@ -31,15 +31,21 @@ struct SentenceScore {
   std::vector<double> logprobs;  // holistic: one per id; pll: one per id but <s>, </s>
 };
 
+// Tokens per scoring batch when the caller passes 0. CPU: 512 (a replica's largest activation,
+// the logits of a holistic batch, is then 16 MB instead of 64 MB at 2,048: `bench score` max RSS
+// 162 MB instead of 393 MB on 2 threads, same speed within this VM's noise, bench/RESULTS.md).
+// CUDA: 8,192 (fewer, larger launches).
+int default_batch_tokens(Device device);
+
 class Scorer {
  public:
   // On Device::cuda one model on the GPU scores every batch; on the CPU one model replica per
   // thread (num_threads()) runs whole batches.
-  explicit Scorer(const std::filesystem::path& model_dir, int batch_tokens = 2048,
+  explicit Scorer(const std::filesystem::path& model_dir, int batch_tokens = 0,
                   Device device = Device::cpu);
   // A randomly initialised model without tokenizer, for benchmarks (score_ids only; every piece
   // counts as a word start).
-  Scorer(const Config& config, uint64_t seed, int batch_tokens = 2048,
+  Scorer(const Config& config, uint64_t seed, int batch_tokens = 0,
          Device device = Device::cpu);
   std::vector<SentenceScore> score(const std::vector<std::string>& sentences, Method m,
                                    const std::function<void(int64_t done)>& progress = {});
@@ -48,6 +54,7 @@ class Scorer {
                                        const std::function<void(int64_t done)>& progress = {});
   const Config& config() const;
   const Tokenizer& tokenizer() const { return *tok_; }
+  int batch_tokens() const { return batch_tokens_; }
 
  private:
   Capacity capacity(const Config& c) const;

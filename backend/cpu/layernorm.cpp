@@ -1,4 +1,6 @@
 // LayerNorm over the last dimension (biased variance, as torch.nn.LayerNorm).
+// Rows are Eigen arrays so that the row sums vectorise (a plain loop's float sum cannot).
+#include <Eigen/Core>
 #include <cmath>
 
 #include "backend/cpu/dispatch.h"
@@ -6,22 +8,24 @@
 
 namespace bb::ops {
 
+namespace {
+template <typename T>
+using Vec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using CVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+}  // namespace
+
 template <typename T>
 void layernorm_forward(T* out, T* mean, T* rstd, const T* x, const T* w, const T* b, int N, int C,
                        T eps) {
   BB_RUN_ON_CUDA(layernorm_forward, out, mean, rstd, x, w, b, N, C, eps);
+  const CVec<T> wv(w, C), bv(b, C);
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > 65536)
   for (int n = 0; n < N; ++n) {
-    const T* xr = x + int64_t(n) * C;
-    T m = 0;
-    for (int c = 0; c < C; ++c) m += xr[c];
-    m /= C;
-    T var = 0;
-    for (int c = 0; c < C; ++c) var += (xr[c] - m) * (xr[c] - m);
-    var /= C;
-    const T r = T(1) / std::sqrt(var + eps);
-    T* o = out + int64_t(n) * C;
-    for (int c = 0; c < C; ++c) o[c] = (xr[c] - m) * r * w[c] + b[c];
+    const CVec<T> xr(x + int64_t(n) * C, C);
+    const T m = xr.mean();
+    const T r = T(1) / std::sqrt((xr - m).square().mean() + eps);
+    Vec<T>(out + int64_t(n) * C, C) = (xr - m) * r * wv + bv;
     mean[n] = m;
     rstd[n] = r;
   }
@@ -33,30 +37,20 @@ void layernorm_backward(T* dx, T* dw, T* db, const T* dout, const T* x, const T*
   BB_RUN_ON_CUDA(layernorm_backward, dx, dw, db, dout, x, mean, rstd, w, N, C);
   // norm = (x - mean) rstd; dnorm = dout w;
   // dx = rstd (dnorm - mean_c(dnorm) - norm mean_c(dnorm norm))
+  const CVec<T> wv(w, C);
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > 65536)
   for (int n = 0; n < N; ++n) {
-    const T* xr = x + int64_t(n) * C;
-    const T* d = dout + int64_t(n) * C;
-    const T m = mean[n], r = rstd[n];
-    T sum_d = 0, sum_dn = 0;
-    for (int c = 0; c < C; ++c) {
-      const T dn = d[c] * w[c];
-      sum_d += dn;
-      sum_dn += dn * (xr[c] - m) * r;
-    }
-    sum_d /= C;
-    sum_dn /= C;
-    T* o = dx + int64_t(n) * C;
-    for (int c = 0; c < C; ++c) o[c] = r * (d[c] * w[c] - sum_d - (xr[c] - m) * r * sum_dn);
+    const CVec<T> d(dout + int64_t(n) * C, C);
+    const auto norm = (CVec<T>(x + int64_t(n) * C, C) - mean[n]) * rstd[n];
+    const auto dn = d * wv;
+    const T mean_dn = dn.mean(), mean_dn_norm = (dn * norm).mean();
+    Vec<T>(dx + int64_t(n) * C, C) = rstd[n] * (dn - mean_dn - norm * mean_dn_norm);
   }
+  Vec<T> dwv(dw, C), dbv(db, C);
   for (int n = 0; n < N; ++n) {  // parameters: fixed row order, deterministic
-    const T* xr = x + int64_t(n) * C;
-    const T* d = dout + int64_t(n) * C;
-    const T m = mean[n], r = rstd[n];
-    for (int c = 0; c < C; ++c) {
-      dw[c] += d[c] * (xr[c] - m) * r;
-      db[c] += d[c];
-    }
+    const CVec<T> d(dout + int64_t(n) * C, C);
+    dwv += d * ((CVec<T>(x + int64_t(n) * C, C) - mean[n]) * rstd[n]);
+    dbv += d;
   }
 }
 
