@@ -7,8 +7,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 
 #include "cli/commands.h"
 #include "backend/ops.h"
@@ -39,12 +41,29 @@ double train_flops(const Config& c, const Batch& b) {
   return 3.0 * ((c.layers - 1) * per_layer + last_layer + head);
 }
 
+// The median of each rate over --repeat consecutive windows (this VM's speed drifts by up to
+// +-20% between runs; a median with every window's value says how much). Field -> window values.
+nlohmann::json median_rates(const std::vector<std::map<std::string, double>>& windows) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, unused] : windows.front()) {
+    std::vector<double> v;
+    for (const auto& w : windows) v.push_back(w.at(name));
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    const size_t n = sorted.size();
+    out[name] = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    out[name + "_windows"] = v;
+  }
+  return out;
+}
+
 struct BenchArgs {
   std::string what, preset = "babyberta", attention = "softmax", corpus;
   int vocab_size = 8192;
   std::string method = "holistic";
   int threads = 1, batch = 16, batch_tokens = 0;
   double seconds = 10;
+  int repeat = 1;
   std::string device = "cpu";
   bool tf32 = false;
 };
@@ -89,28 +108,39 @@ void bench_train(const BenchArgs& a) {
     trainer.run_steps(1, {});
   }
   using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
-  double elapsed = 0;
-  while (elapsed < a.seconds) {
-    trainer.run_steps(1, on_step);
-    elapsed = std::chrono::duration<double>(clock::now() - t0).count();
+  std::vector<std::map<std::string, double>> windows;
+  int64_t total_steps = 0;
+  double total_s = 0;
+  for (int r = 0; r < a.repeat; ++r) {
+    steps = tokens = 0;
+    flops = 0;
+    const auto t0 = clock::now();
+    double elapsed = 0;
+    while (elapsed < a.seconds) {
+      trainer.run_steps(1, on_step);
+      elapsed = std::chrono::duration<double>(clock::now() - t0).count();
+    }
+    windows.push_back({{"tokens_per_s", tokens / elapsed},
+                       {"steps_per_s", steps / elapsed},
+                       {"gflops", flops / elapsed * 1e-9}});
+    total_steps += steps;
+    total_s += elapsed;
   }
   double len = 0;
   for (const Batch& b : batches) len += double(b.num_tokens()) / b.num_seqs();
-  const nlohmann::json out{{"bench", "train"},
-                           {"preset", a.preset},
-                           {"attention", a.attention},
-                           {"device", device_label(device)},
-                           {"tf32", a.tf32},
-                           {"threads", a.threads},
-                           {"openblas_core", openblas_get_corename()},
-                           {"batch", a.batch},
-                           {"steps", steps},
-                           {"seconds", elapsed},
-                           {"tokens_per_s", tokens / elapsed},
-                           {"steps_per_s", steps / elapsed},
-                           {"gflops", flops / elapsed * 1e-9},
-                           {"mean_len", len / pool}};
+  nlohmann::json out{{"bench", "train"},
+                     {"preset", a.preset},
+                     {"attention", a.attention},
+                     {"device", device_label(device)},
+                     {"tf32", a.tf32},
+                     {"threads", a.threads},
+                     {"openblas_core", openblas_get_corename()},
+                     {"batch", a.batch},
+                     {"repeat", a.repeat},
+                     {"steps", total_steps},
+                     {"seconds", total_s},
+                     {"mean_len", len / pool}};
+  out.update(median_rates(windows));
   fmt::print("{}\n", out.dump());
 }
 
@@ -186,22 +216,30 @@ void bench_score(const BenchArgs& a) {
   }
   scorer.score_ids({sents.begin(), sents.begin() + 50}, m);  // warm-up
   using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
-  double el = 0;
-  int64_t n = 0, tokens = 0;
-  while (el < a.seconds) {
-    const auto out = scorer.score_ids(sents, m);
-    n += int64_t(out.size());
-    for (const auto& s : out) tokens += int64_t(s.ids.size());
-    el = std::chrono::duration<double>(clock::now() - t0).count();
+  std::vector<std::map<std::string, double>> windows;
+  int64_t total_n = 0, total_tokens = 0;
+  double total_s = 0;
+  for (int r = 0; r < a.repeat; ++r) {
+    const auto t0 = clock::now();
+    double el = 0;
+    int64_t n = 0, tokens = 0;
+    while (el < a.seconds) {
+      const auto out = scorer.score_ids(sents, m);
+      n += int64_t(out.size());
+      for (const auto& s : out) tokens += int64_t(s.ids.size());
+      el = std::chrono::duration<double>(clock::now() - t0).count();
+    }
+    windows.push_back({{"sentences_per_s", n / el}, {"tokens_per_s", tokens / el}});
+    total_n += n, total_tokens += tokens, total_s += el;
   }
-  const nlohmann::json out{{"bench", "score"}, {"method", method_name(m)}, {"preset", a.preset},
-                           {"attention", a.attention}, {"device", device_label(device)},
-                           {"tf32", a.tf32}, {"threads", a.threads},
-                           {"batch_tokens", scorer.batch_tokens()},
-                           {"openblas_core", openblas_get_corename()}, {"sentences", n},
-                           {"seconds", el}, {"sentences_per_s", n / el},
-                           {"tokens_per_s", tokens / el}, {"mean_len", double(tokens) / n}};
+  nlohmann::json out{{"bench", "score"}, {"method", method_name(m)}, {"preset", a.preset},
+                     {"attention", a.attention}, {"device", device_label(device)},
+                     {"tf32", a.tf32}, {"threads", a.threads},
+                     {"batch_tokens", scorer.batch_tokens()},
+                     {"openblas_core", openblas_get_corename()}, {"repeat", a.repeat},
+                     {"sentences", total_n}, {"seconds", total_s},
+                     {"mean_len", double(total_tokens) / total_n}};
+  out.update(median_rates(windows));
   fmt::print("{}\n", out.dump());
 }
 
@@ -225,7 +263,12 @@ void add_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--tf32", a->tf32, "CUDA: TF32 tensor-core GEMMs (default: exact fp32)");
   cmd->add_option("--batch", a->batch, "Utterances per batch")->capture_default_str();
-  cmd->add_option("--seconds", a->seconds, "Measured time after warm-up")->capture_default_str();
+  cmd->add_option("--seconds", a->seconds, "Measured time after warm-up (per window)")
+      ->capture_default_str();
+  cmd->add_option("--repeat", a->repeat,
+                  "Measured windows (train, score): rates are their median, *_windows lists each")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--corpus", a->corpus, "Corpus for bench tokenizer");
   cmd->add_option("--method", a->method, "Scoring method for bench score")->capture_default_str();
   cmd->add_option("--vocab-size", a->vocab_size, "Vocabulary for bench tokenizer")

@@ -106,3 +106,29 @@ TEST_CASE("--device cuda without a usable GPU: one line naming the reason, non-z
   }
   CHECK(!fs::exists(d.path / "m" / "checkpoints"));  // nothing trained
 }
+
+TEST_CASE("bench --repeat: each rate is the median of the windows, every window listed") {
+  test::TempDir d("e2e_bench");
+  const std::string bin = BB_BINARY, out = (d.path / "bench.json").string();
+  const std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
+      {" bench score --preset tiny --method pll --seconds 0.01 --repeat 3",
+       {"sentences_per_s", "tokens_per_s"}},
+      {" bench train --preset tiny --seconds 0.01 --repeat 4",
+       {"tokens_per_s", "steps_per_s", "gflops"}}};
+  for (const auto& [command, rates] : runs) {
+    CAPTURE(command);
+    REQUIRE(std::system((bin + command + " > " + out + " 2> /dev/null").c_str()) == 0);
+    const auto j = nlohmann::json::parse(read_file(out));
+    const size_t n = j["repeat"].get<size_t>();
+    CHECK(n == (command.find("--repeat 3") != std::string::npos ? 3u : 4u));
+    for (const std::string& rate : rates) {
+      CAPTURE(rate);
+      auto w = j[rate + "_windows"].get<std::vector<double>>();
+      REQUIRE(w.size() == n);
+      CHECK(std::all_of(w.begin(), w.end(), [](double x) { return x > 0; }));
+      std::sort(w.begin(), w.end());
+      const double median = n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
+      CHECK(j[rate].get<double>() == doctest::Approx(median).epsilon(1e-12));
+    }
+  }
+}
