@@ -40,8 +40,9 @@ void layernorm_backward(T* dx, T* dw, T* db, const T* dout, const T* x, const T*
   const CVec<T> wv(w, C);
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > 65536)
   for (int n = 0; n < N; ++n) {
-    const CVec<T> d(dout + int64_t(n) * C, C);
-    const auto norm = (CVec<T>(x + int64_t(n) * C, C) - mean[n]) * rstd[n];
+    const CVec<T> d(dout + int64_t(n) * C, C), xr(x + int64_t(n) * C, C);
+    // Expressions over the named maps above (kept as expressions: each is read twice, cheaply).
+    const auto norm = (xr - mean[n]) * rstd[n];
     const auto dn = d * wv;
     const T mean_dn = dn.mean(), mean_dn_norm = (dn * norm).mean();
     Vec<T>(dx + int64_t(n) * C, C) = rstd[n] * (dn - mean_dn - norm * mean_dn_norm);
