@@ -2,49 +2,62 @@
 //   ssa: t = sign(s) n log1p(b|s|), P = softmax(t) = f(s)/sum f with f(x) = (1+b|x|)^(sign(x) n).
 // The max subtracted is the max of t (SSA is not shift-invariant in s). Masked keys get P = 0 and
 // never pass through the power.
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "backend/cpu/dispatch.h"
 #include "backend/ops.h"
+#include "common/buffer.h"
 
 namespace bb::ops {
 
 namespace {
-
+// A 64-byte aligned block whose length is a multiple of 16: Eigen then runs log1p and exp with
+// its vector code on every element (no scalar peel or tail, whose results would differ from the
+// vector code's in the last bit and depend on where a row happens to sit in memory).
 template <typename T>
-inline T ssa_logit(T s, T b, T n) {
-  const T a = std::log1p(b * std::abs(s)) * n;
-  return s < 0 ? -a : (s > 0 ? a : T(0));
-}
-
+using AlignedFlat = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>, Eigen::Aligned64>;
 }  // namespace
 
+// The whole (R, L) block at once where it is elementwise (a row of a Zorro sentence is only ~10
+// wide), in a per-thread scratch block; row loops for the mask, max and sum.
 template <typename T>
 void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b,
                      T n) {
   BB_RUN_ON_CUDA(scoring_forward, P, S, key_valid, R, L, kind, b, n);
+  const int64_t RL = int64_t(R) * L, padded = (RL + 15) / 16 * 16;
+  thread_local Buffer<T> scratch;
+  if (int64_t(scratch.size()) < padded) scratch.resize(padded);
+  T* tp = scratch.data();
+  std::copy(S, S + RL, tp);
+  std::fill(tp + RL, tp + padded, T(0));
+  AlignedFlat<T> t(tp, padded);
+  if (kind == Scoring::ssa) {  // t = sign(s) n log1p(b|s|); sign() would make Eigen go scalar
+    t = (b * t.abs()).log1p() * n;
+    for (int64_t e = 0; e < RL; ++e)
+      if (S[e] < 0) tp[e] = -tp[e];
+  }
+  constexpr T minus_inf = -std::numeric_limits<T>::infinity();
+  for (int r = 0; r < R; ++r) {  // masked keys -> -inf (t was finite); subtract the row's max
+    T* row = tp + int64_t(r) * L;
+    T mx = minus_inf;
+    for (int j = 0; j < L; ++j) {
+      if (key_valid && !key_valid[j]) row[j] = minus_inf;
+      mx = std::max(mx, row[j]);
+    }
+    if (mx == minus_inf) continue;  // no valid key: the row stays -inf, exp gives 0
+    for (int j = 0; j < L; ++j) row[j] -= mx;
+  }
+  t = t.exp();  // exp(-inf) = 0 exactly: masked keys get no weight
   for (int r = 0; r < R; ++r) {
-    const T* s = S + int64_t(r) * L;
-    T* p = P + int64_t(r) * L;
-    T mx = -std::numeric_limits<T>::infinity();
-    for (int j = 0; j < L; ++j) {
-      if (key_valid && !key_valid[j]) continue;
-      p[j] = kind == Scoring::ssa ? ssa_logit(s[j], b, n) : s[j];  // t, kept in P for now
-      mx = std::max(mx, p[j]);
-    }
+    const T* row = tp + int64_t(r) * L;
     T sum = 0;
-    for (int j = 0; j < L; ++j) {
-      if (key_valid && !key_valid[j]) {
-        p[j] = T(0);
-        continue;
-      }
-      p[j] = std::exp(p[j] - mx);
-      sum += p[j];
-    }
+    for (int j = 0; j < L; ++j) sum += row[j];
     const T inv = sum > 0 ? T(1) / sum : T(0);  // a row with no valid key stays all zero
-    for (int j = 0; j < L; ++j) p[j] *= inv;
+    T* p = P + int64_t(r) * L;
+    for (int j = 0; j < L; ++j) p[j] = row[j] * inv;
   }
 }
 
@@ -53,36 +66,38 @@ void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
                       const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n) {
   BB_RUN_ON_CUDA(scoring_backward, dS, db, dn, dP, P, S, key_valid, R, L, kind, b, n);
   // dL/dt_j = P_j (dP_j - sum_k P_k dP_k); softmax: dS = dt. ssa: dS = dt n b / (1 + b|s|),
-  // dn += dt sign(s) log1p(b|s|), db += dt n s / (1 + b|s|). Masked keys have P = 0, so dt = 0.
-  T acc_b = 0, acc_n = 0;
+  // dn += dt sign(s) log1p(b|s|), db += dt n s / (1 + b|s|). Masked keys: dS = 0, and their
+  // |s| is taken as 0 below, so they add nothing to db, dn.
   for (int r = 0; r < R; ++r) {
     const T* p = P + int64_t(r) * L;
     const T* g = dP + int64_t(r) * L;
-    const T* s = S + int64_t(r) * L;
     T* d = dS + int64_t(r) * L;
     T dot = 0;
     for (int j = 0; j < L; ++j)
       if (!key_valid || key_valid[j]) dot += p[j] * g[j];
-    for (int j = 0; j < L; ++j) {
-      if (key_valid && !key_valid[j]) {
-        d[j] = T(0);
-        continue;
-      }
-      const T dt = p[j] * (g[j] - dot);
-      if (kind == Scoring::softmax) {
-        d[j] = dt;
-        continue;
-      }
-      const T inv = T(1) / (T(1) + b * std::abs(s[j]));
-      d[j] = dt * n * b * inv;
-      acc_n += dt * (s[j] < 0 ? -T(1) : (s[j] > 0 ? T(1) : T(0))) * std::log1p(b * std::abs(s[j]));
-      acc_b += dt * n * s[j] * inv;
-    }
+    for (int j = 0; j < L; ++j) d[j] = key_valid && !key_valid[j] ? T(0) : p[j] * (g[j] - dot);
   }
-  if (kind == Scoring::ssa) {
-    if (db) *db += acc_b;
-    if (dn) *dn += acc_n;
+  if (kind == Scoring::softmax) return;
+  // The SSA terms over the whole block in aligned scratch (see AlignedFlat): a = |s|, sdt =
+  // sign(s) dt, dt itself; padding is 0 and adds nothing.
+  const int64_t RL = int64_t(R) * L, padded = (RL + 15) / 16 * 16;
+  thread_local Buffer<T> scratch;
+  if (int64_t(scratch.size()) < 3 * padded) scratch.resize(3 * padded);
+  T *ap = scratch.data(), *sdtp = ap + padded, *dtp = sdtp + padded;
+  for (int64_t e = 0; e < padded; ++e) {
+    const bool live = e < RL && (!key_valid || key_valid[e % L]);
+    ap[e] = live ? std::abs(S[e]) : T(0);
+    dtp[e] = live ? dS[e] : T(0);
+    sdtp[e] = live && S[e] < 0 ? -dtp[e] : dtp[e];
   }
+  const AlignedFlat<T> a(ap, padded), sdt(sdtp, padded);
+  AlignedFlat<T> dt(dtp, padded);
+  const T acc_n = (sdt * (b * a).log1p()).sum();
+  const T acc_b = n * (sdt * a / (T(1) + b * a)).sum();
+  dt = dt * (n * b) / (T(1) + b * a);
+  std::copy(dtp, dtp + RL, dS);
+  if (db) *db += acc_b;
+  if (dn) *dn += acc_n;
 }
 
 template void scoring_forward<float>(float*, const float*, const uint8_t*, int, int, Scoring,
