@@ -31,15 +31,20 @@ bool higher_is_better(Method m) { return m != Method::holistic; }
 
 int default_batch_tokens(Device device) { return device == Device::cuda ? 8192 : 512; }
 
+namespace {
+// The batch size a scorer uses: the request (0: the device's default), at least one sequence.
+int resolved_batch_tokens(int requested, Device device, const Config& c) {
+  return std::max(requested > 0 ? requested : default_batch_tokens(device), c.max_tokens());
+}
+}  // namespace
+
 Scorer::Scorer(const fs::path& dir, int batch_tokens, Device device)
-    : tok_(Tokenizer::load(dir)),
-      batch_tokens_(batch_tokens > 0 ? batch_tokens : default_batch_tokens(device)),
-      device_(device) {
+    : tok_(Tokenizer::load(dir)), device_(device) {
   const Config c = read_config(dir / "config.json");
   BB_CHECK(c.vocab_size == tok_->vocab_size(),
            "{}: config.json says vocab_size {}, tokenizer.model has {} pieces", dir.string(),
            c.vocab_size, tok_->vocab_size());
-  batch_tokens_ = std::max(batch_tokens_, c.max_tokens());
+  batch_tokens_ = resolved_batch_tokens(batch_tokens, device, c);
   models_.push_back(std::make_unique<Model<float>>(c, capacity(c), device));
   load_model_weights(dir, *models_[0]);
   word_start_.resize(c.vocab_size);
@@ -48,9 +53,7 @@ Scorer::Scorer(const fs::path& dir, int batch_tokens, Device device)
 }
 
 Scorer::Scorer(const Config& c, uint64_t seed, int batch_tokens, Device device)
-    : batch_tokens_(std::max(batch_tokens > 0 ? batch_tokens : default_batch_tokens(device),
-                             c.max_tokens())),
-      device_(device) {
+    : batch_tokens_(resolved_batch_tokens(batch_tokens, device, c)), device_(device) {
   models_.push_back(std::make_unique<Model<float>>(c, capacity(c), device));
   models_[0]->init_weights(seed);
   word_start_.assign(c.vocab_size, true);

@@ -19,6 +19,17 @@ namespace {
 // vector code's in the last bit and depend on where a row happens to sit in memory).
 template <typename T>
 using AlignedFlat = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>, Eigen::Aligned64>;
+
+inline int64_t padded_length(int64_t n) { return (n + 15) / 16 * 16; }
+
+// Per-thread scratch for `arrays` AlignedFlat blocks of `padded` values each, back to back (each
+// block starts 64-byte aligned: padded is a multiple of 16 values). Grows, never shrinks.
+template <typename T>
+T* aligned_scratch(int arrays, int64_t padded) {
+  thread_local Buffer<T> buf;
+  if (int64_t(buf.size()) < arrays * padded) buf.resize(arrays * padded);
+  return buf.data();
+}
 }  // namespace
 
 // The whole (R, L) block at once where it is elementwise (a row of a Zorro sentence is only ~10
@@ -27,10 +38,8 @@ template <typename T>
 void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b,
                      T n) {
   BB_RUN_ON_CUDA(scoring_forward, P, S, key_valid, R, L, kind, b, n);
-  const int64_t RL = int64_t(R) * L, padded = (RL + 15) / 16 * 16;
-  thread_local Buffer<T> scratch;
-  if (int64_t(scratch.size()) < padded) scratch.resize(padded);
-  T* tp = scratch.data();
+  const int64_t RL = int64_t(R) * L, padded = padded_length(RL);
+  T* tp = aligned_scratch<T>(1, padded);
   std::copy(S, S + RL, tp);
   std::fill(tp + RL, tp + padded, T(0));
   AlignedFlat<T> t(tp, padded);
@@ -80,10 +89,9 @@ void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
   if (kind == Scoring::softmax) return;
   // The SSA terms over the whole block in aligned scratch (see AlignedFlat): a = |s|, sdt =
   // sign(s) dt, dt itself; padding is 0 and adds nothing.
-  const int64_t RL = int64_t(R) * L, padded = (RL + 15) / 16 * 16;
-  thread_local Buffer<T> scratch;
-  if (int64_t(scratch.size()) < 3 * padded) scratch.resize(3 * padded);
-  T *ap = scratch.data(), *sdtp = ap + padded, *dtp = sdtp + padded;
+  const int64_t RL = int64_t(R) * L, padded = padded_length(RL);
+  T* ap = aligned_scratch<T>(3, padded);
+  T *sdtp = ap + padded, *dtp = sdtp + padded;
   for (int64_t e = 0; e < padded; ++e) {
     const bool live = e < RL && (!key_valid || key_valid[e % L]);
     ap[e] = live ? std::abs(S[e]) : T(0);
