@@ -64,12 +64,14 @@ template <typename T>
 void add_inplace(T* y, const T* x, int64_t n);
 
 // ---- Dropout -----------------------------------------------------------------------------------
-// Element (r, c) is kept with probability 1-p, decided by Philox(key) at counter
+// Element (r, c) is kept with probability 1-p, decided by Philox(*key) at counter
 // (row_ids[r], c): row_ids are layout-independent ids, so any backend draws the same mask.
 // mask(N,C) = kept ? 1/(1-p) : 0; out = x * mask. p = 0 makes mask all ones.
+// `key` points to the op's device memory (read when the op runs, so that a captured CUDA step
+// draws each step's masks); it may be null when p = 0.
 template <typename T>
 void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N, int C, float p,
-                     uint64_t key);
+                     const uint64_t* key);
 template <typename T>
 void dropout_backward(T* dx, const T* dout, const T* mask, int64_t n);
 
@@ -116,12 +118,12 @@ struct AttentionShape {
 };
 // qkv(N,3C) holds [q | k | v] per row. Per (b, h): S = q k^T / sqrt(d) (L,L), P = scoring(S),
 // Pd = P * dropout mask, ctx = Pd v. Saves S (L,L per b,h; needed by ssa), P and the mask in
-// stores of store_at[B] elements. Dropout counter: ((b*H + h)*L + i, j) under key.
-// b_head, n_head: (H) ssa parameters (ignored for softmax).
+// stores of store_at[B] elements. Dropout counter: ((b*H + h)*L + i, j) under *key (device
+// memory, as for dropout_forward). b_head, n_head: (H) ssa parameters (ignored for softmax).
 template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& shape,
                        Scoring kind, const T* b_head, const T* n_head, float dropout_p,
-                       uint64_t key);
+                       const uint64_t* key);
 // dqkv(N,3C) =; db_head, dn_head (H) += (ssa only; may be null). scratch: 2*H*B elements.
 template <typename T>
 void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scratch, const T* dctx, const T* qkv,
@@ -129,10 +131,12 @@ void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scratch, const T* dc
                         Scoring kind, const T* b_head, const T* n_head);
 
 // ---- MLM cross-entropy over M scored rows ------------------------------------------------------
-// loss = mean_m (lse(logits_m) - logits_m[target_m]); saves lse(M). Returns the mean loss.
+// Rows with target < 0 are ignored (the padding rows of a fixed-shape CUDA step): K = the other
+// rows. loss(1) = sum over them of (lse(logits_m) - logits_m[target_m]) / K, summed in row order
+// (0 when K = 0); saves lse(M). `loss` is in the op's device memory.
 template <typename T>
-T cross_entropy_forward(T* lse, const T* logits, const int32_t* targets, int M, int V);
-// dlogits(M,V) = dloss * (softmax(logits_m) - onehot(target_m)) / M
+void cross_entropy_forward(T* loss, T* lse, const T* logits, const int32_t* targets, int M, int V);
+// dlogits(M,V) = dloss * (softmax(logits_m) - onehot(target_m)) / K; 0 on ignored rows.
 template <typename T>
 void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int32_t* targets,
                             int M, int V, T dloss);
@@ -141,17 +145,28 @@ template <typename T>
 void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M, int V);
 
 // ---- Optimiser ---------------------------------------------------------------------------------
-// Sum of squares of g(n) in double, with a fixed partition per thread count (deterministic).
-double sum_squares(const float* g, int64_t n);
+// *out = sum of squares of g(n) in double, with a fixed partition (deterministic); `out` is in
+// the op's device memory.
+void sum_squares(double* out, const float* g, int64_t n);
+// The values of one update that change every step, in the op's device memory (written by the
+// host before the step, sumsq by sum_squares), so a captured CUDA step reads each step's values.
+struct AdamWSchedule {
+  double lr;     // learning rate of this update (before a group's multiplier)
+  double step;   // 1-based update number, for bias correction
+  double sumsq;  // squared global gradient norm
+};
+// The settings of one parameter group.
 struct AdamWStep {
-  float lr, beta1, beta2, eps, weight_decay, grad_scale;  // grad_scale: clipping factor
-  int64_t step;                                           // 1-based, for bias correction
+  float beta1, beta2, eps, weight_decay;
+  double lr_mult, clip_norm;  // clip_norm <= 0: no clipping
   bool bias_correction;
 };
-// PyTorch AdamW: p -= lr*wd*p; m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
-// p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps), bc = 1 - beta^step (1 without bias correction).
-// g is read as grad_scale * g.
-void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s);
+// PyTorch AdamW with global-norm clipping: g' = scale g, scale = clip / (norm + 1e-6) when
+// norm = sqrt(sumsq) > clip, else 1; lr = schedule.lr * lr_mult; p -= lr*wd*p;
+// m = b1 m + (1-b1) g'; v = b2 v + (1-b2) g'^2; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps),
+// bc = 1 - beta^step (1 without bias correction). Coefficients: backend/adamw_coefficients.h.
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s,
+                  const AdamWSchedule* schedule);
 
 }  // namespace ops
 }  // namespace bb

@@ -65,7 +65,7 @@ struct BenchArgs {
   double seconds = 10;
   int repeat = 1;
   std::string device = "cpu";
-  bool tf32 = false;
+  bool tf32 = false, cuda_graphs = true;
 };
 
 // The device for this bench, checked before any work; TF32 only when asked for.
@@ -94,6 +94,7 @@ void bench_train(const BenchArgs& a) {
   opts.steps = int64_t(1) << 40;
   opts.optim.warmup_steps = 10;
   opts.device = device;
+  opts.cuda_graphs = a.cuda_graphs;
   Trainer trainer(c, cap, opts, [&](uint64_t, int64_t step, Batch& out) {
     out = batches[step % pool];  // copy into capacity the batch already holds
   });
@@ -133,6 +134,7 @@ void bench_train(const BenchArgs& a) {
                      {"attention", a.attention},
                      {"device", device_label(device)},
                      {"tf32", a.tf32},
+                     {"cuda_graphs", trainer.captured_graphs()},
                      {"threads", a.threads},
                      {"openblas_core", openblas_get_corename()},
                      {"batch", a.batch},
@@ -262,6 +264,9 @@ void add_bench(CLI::App& app) {
                   "Tokens per scoring batch (score; 0: the device's default, CPU 512, CUDA 8192)")
       ->capture_default_str();
   cmd->add_flag("--tf32", a->tf32, "CUDA: TF32 tensor-core GEMMs (default: exact fp32)");
+  cmd->add_option("--cuda-graphs", a->cuda_graphs,
+                  "CUDA (train): replay captured steps as CUDA graphs (on/off)")
+      ->capture_default_str();
   cmd->add_option("--batch", a->batch, "Utterances per batch")->capture_default_str();
   cmd->add_option("--seconds", a->seconds, "Measured time after warm-up (per window)")
       ->capture_default_str();

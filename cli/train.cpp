@@ -28,6 +28,9 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--threads", a.threads, "Compute threads")->capture_default_str();
   cmd->add_option("--device", a.device, "cpu or cuda (a -DBABYBERTA_CUDA=ON build with a GPU)")
       ->capture_default_str();
+  cmd->add_option("--cuda-graphs", a.cuda_graphs,
+                  "CUDA: replay each step as a captured CUDA graph (on/off; off: launch every op)")
+      ->capture_default_str();
   cmd->add_flag("--resume", a.resume, "Continue from the latest checkpoint in --out");
   cmd->add_option("--tokenizer", a.tokenizer, "Use this tokenizer directory instead of training one");
   cmd->add_option("--vocab-size", a.vocab_size, "Vocabulary size of a newly trained tokenizer")
@@ -173,6 +176,7 @@ void run_train(TrainArgs a) {
   topt.out = out;
   topt.resume = a.resume;
   topt.device = device;
+  topt.cuda_graphs = a.cuda_graphs;
   Trainer trainer(config, cap, topt, [&](uint64_t, int64_t step, Batch& b) { batches.batch(step, b); });
   keep_metrics_up_to(out / "metrics.jsonl", trainer.step());
 

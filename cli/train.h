@@ -18,6 +18,7 @@ struct TrainArgs {
   uint64_t seed = 0;
   int threads = 1;
   std::string device = "cpu";
+  bool cuda_graphs = true;
   bool resume = false;
   int vocab_size = 8192;
   std::string tokenizer_type = "bpe";

@@ -1,6 +1,7 @@
 // A batch of packed sequences: no padding anywhere, sequence b is ids[offsets[b], offsets[b+1]).
 // `rows` are where the vocabulary projection is computed (masked positions in training, scored
-// positions in probing); `labels` are the targets there (empty when only scoring).
+// positions in probing); `labels` are the targets there (empty when only scoring; -1: a row that
+// is computed but ignored by the loss, see pad_to_shape).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -35,5 +36,17 @@ struct Capacity {
   // reused by every layer, so a model replica per thread stays small.
   bool inference_only = false;
 };
+
+// Pads a batch to a fixed shape, so that a captured CUDA step (backend/step_graphs.h) can be
+// replayed for every batch of that shape: a trailing sequence of pad_id tokens (possibly empty;
+// always added) brings the tokens to a multiple of token_multiple, and extra scored rows (row 0,
+// label -1) bring the rows to a multiple of row_multiple. Exact: attention never crosses
+// sequences and ignored rows carry no loss, so every loss, log-probability and parameter
+// gradient is that of the original batch (the extra rows contribute zeros).
+void pad_to_shape(Batch& batch, int pad_id, int token_multiple, int row_multiple);
+// The capacity for batches of `cap` after pad_to_shape.
+Capacity padded_capacity(Capacity cap, int token_multiple, int row_multiple);
+// Identifies a batch's shape (sequences, tokens, rows).
+uint64_t shape_key(const Batch& batch);
 
 }  // namespace bb

@@ -39,15 +39,18 @@ Model<T>::Model(const Config& config, const Capacity& cap, Device device)
   if (device == Device::cuda) {
     dparams_.assign(layout_.total, T(0));
     if (!cap.inference_only) dgrads_.assign(layout_.total, T(0));
-    d_ids_.assign(N_cap_, 0);
-    d_pos_.assign(N_cap_, 0);
-    d_row_ids_.assign(N_cap_, 0);
-    d_offsets_.assign(cap.max_seqs + 1, 0);
-    d_store_at_.assign(cap.max_seqs + 1, 0);
-    d_rows_.assign(cap.max_rows, 0);
-    d_labels_.assign(cap.max_rows, 0);
-    d_sel_row_ids_.assign(cap.max_rows, 0);
   }
+  const size_t N = size_t(N_cap_), S = size_t(cap.max_seqs) + 1, R = size_t(cap.max_rows);
+  std::vector<size_t> slots(kKeys + 1);
+  slots[kIds] = slots[kPos] = N * sizeof(int32_t);
+  slots[kRowIds] = N * sizeof(int64_t);
+  slots[kOffsets] = S * sizeof(int32_t);
+  slots[kStoreAt] = S * sizeof(int64_t);
+  slots[kRows] = slots[kLabels] = R * sizeof(int32_t);
+  slots[kSelRowIds] = R * sizeof(int64_t);
+  slots[kKeys] = size_t(1 + 3 * cfg_.layers) * sizeof(uint64_t);  // one per dropout site
+  inputs_ = std::make_unique<StagingBlock>(device, slots);
+  loss_.assign(1, T(0));
   if (cap.inference_only) {  // layer inputs alternate between two slots; one layer block
     arena_.assign(s.total() + 2 * s.NC, T(0));
     for (auto* v : {&emb_sum_, &emb_mask_, &t1_}) v->assign(s.NC, T(0));
@@ -60,7 +63,6 @@ Model<T>::Model(const Config& config, const Capacity& cap, Device device)
   emb_rstd_.assign(N_cap_, T(0));
   const int64_t MC = int64_t(cap.max_rows) * C;
   for (auto* v : {&hx_, &hd_, &hg_, &hl_, &sel_ctx_, &sel_x_}) v->assign(MC, T(0));
-  sel_row_ids_.assign(cap.max_rows, 0);
   h_mean_.assign(cap.max_rows, T(0));
   h_rstd_.assign(cap.max_rows, T(0));
   logits_.assign(int64_t(cap.max_rows) * V, T(0));
@@ -75,9 +77,6 @@ Model<T>::Model(const Config& config, const Capacity& cap, Device device)
   }
   ssa_b_.assign(cfg_.layers * H, T(0));
   ssa_n_.assign(cfg_.layers * H, T(0));
-  pos_.assign(N_cap_, 0);
-  row_ids_.assign(N_cap_, 0);
-  store_at_.assign(cap.max_seqs + 1, 0);
 }
 
 template <typename T>
@@ -119,11 +118,12 @@ T* Model<T>::x_out(int l) {
 }
 
 template <typename T>
-template <typename I>
-const I* Model<T>::staged(Array<I>& dev, const std::vector<I>& host, int n) {
-  if (device_ == Device::cpu) return host.data();
-  dev.from_host(host.data(), size_t(n));
-  return dev.data();
+typename Model<T>::StagedIndices Model<T>::staged() const {
+  const StagingBlock& in = *inputs_;
+  return {in.device<int32_t>(kIds),        in.device<int32_t>(kPos),
+          in.device<int32_t>(kOffsets),    in.device<int32_t>(kRows),
+          in.device<int32_t>(kLabels),     in.device<int64_t>(kRowIds),
+          in.device<int64_t>(kStoreAt),    in.device<int64_t>(kSelRowIds)};
 }
 
 template <typename T>
@@ -196,8 +196,21 @@ T Model<T>::ssa_n(int l, int h) const {
 
 template <typename T>
 T Model<T>::forward(const Batch& batch, const StepContext& sc) {
+  stage(batch, sc);
+  run_forward();
+  return has_loss_ ? loss() : T(0);
+}
+
+template <typename T>
+T Model<T>::loss() const {
+  BB_CHECK(staged_ && has_loss_, "internal: loss() needs a forward() with labels first");
+  return loss_.host()[0];
+}
+
+template <typename T>
+void Model<T>::stage(const Batch& batch, const StepContext& sc) {
   const int B = batch.num_seqs(), N = batch.num_tokens(), M = batch.num_rows();
-  const int C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
+  const int V = cfg_.vocab_size, H = cfg_.heads;
   BB_CHECK(B >= 1 && batch.offsets.front() == 0 && batch.offsets.back() == N,
            "batch: offsets must run from 0 to the {} tokens", N);
   BB_CHECK(B <= cap_.max_seqs && N <= cap_.max_tokens && M <= cap_.max_rows,
@@ -205,17 +218,8 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
            M, cap_.max_seqs, cap_.max_tokens, cap_.max_rows);
   BB_CHECK(batch.labels.empty() || batch.labels.size() == batch.rows.size(),
            "batch: {} labels for {} scored rows", batch.labels.size(), batch.rows.size());
-  store_at_[0] = 0;
-  for (int b = 0; b < B; ++b) {
-    const int off = batch.offsets[b], L = batch.offsets[b + 1] - off;
-    BB_CHECK(L >= 0 && L <= cap_.max_len, "batch: sequence {} has length {} (max {})", b, L,
-             cap_.max_len);
-    for (int t = 0; t < L; ++t) {
-      pos_[off + t] = cfg_.pad_id + 1 + t;
-      row_ids_[off + t] = (int64_t(b) << 16) | t;
-    }
-    store_at_[b + 1] = store_at_[b] + int64_t(H) * L * L;
-  }
+  BB_CHECK(!(sc.train && cap_.inference_only),
+           "internal: a training forward on an inference-only model");
   for (int n = 0; n < N; ++n)
     BB_CHECK(batch.ids[n] >= 0 && batch.ids[n] < V, "batch: token id {} outside vocabulary of {}",
              batch.ids[n], V);
@@ -223,40 +227,64 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
     BB_CHECK(batch.rows[m] >= 0 && batch.rows[m] < N, "batch: scored row {} outside the batch",
              batch.rows[m]);
     if (!batch.labels.empty())
-      BB_CHECK(batch.labels[m] >= 0 && batch.labels[m] < V, "batch: label {} outside vocabulary",
-               batch.labels[m]);
+      BB_CHECK(batch.labels[m] >= -1 && batch.labels[m] < V,
+               "batch: label {} outside vocabulary (-1: ignored)", batch.labels[m]);
   }
-  batch_ = &batch;
+  StagingBlock& in = *inputs_;
+  in.begin_write();
+  int32_t* pos = in.host<int32_t>(kPos);
+  int64_t* row_ids = in.host<int64_t>(kRowIds);
+  int64_t* store_at = in.host<int64_t>(kStoreAt);
+  store_at[0] = 0;
+  for (int b = 0; b < B; ++b) {
+    const int off = batch.offsets[b], L = batch.offsets[b + 1] - off;
+    BB_CHECK(L >= 0 && L <= cap_.max_len, "batch: sequence {} has length {} (max {})", b, L,
+             cap_.max_len);
+    for (int t = 0; t < L; ++t) {
+      pos[off + t] = cfg_.pad_id + 1 + t;
+      row_ids[off + t] = (int64_t(b) << 16) | t;
+    }
+    store_at[b + 1] = store_at[b] + int64_t(H) * L * L;
+  }
+  std::copy(batch.ids.begin(), batch.ids.end(), in.host<int32_t>(kIds));
+  std::copy(batch.offsets.begin(), batch.offsets.end(), in.host<int32_t>(kOffsets));
+  std::copy(batch.rows.begin(), batch.rows.end(), in.host<int32_t>(kRows));
+  std::copy(batch.labels.begin(), batch.labels.end(), in.host<int32_t>(kLabels));
+  int64_t* sel_row_ids = in.host<int64_t>(kSelRowIds);
+  for (int m = 0; m < M; ++m) sel_row_ids[m] = row_ids[batch.rows[m]];
+  uint64_t* keys = in.host<uint64_t>(kKeys);
+  for (int site = 0; site <= 3 * cfg_.layers; ++site) keys[site] = dropout_key(sc, site);
+  in.upload();
+  B_ = B, N_ = N, M_ = M;
+  train_ = sc.train;
   has_loss_ = !batch.labels.empty();
+  staged_ = true;
+}
+
+template <typename T>
+void Model<T>::run_forward() {
+  BB_CHECK(staged_, "internal: run_forward() before stage()");
+  const int B = B_, N = N_, M = M_;
+  const int C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
+  const StagedIndices in = staged();
   const DeviceScope on(device_);
-  ids_ = staged(d_ids_, batch.ids, N);
-  offsets_ = staged(d_offsets_, batch.offsets, B + 1);
-  rows_ = staged(d_rows_, batch.rows, M);
-  labels_ = has_loss_ ? staged(d_labels_, batch.labels, M) : nullptr;
-  posp_ = staged(d_pos_, pos_, N);
-  row_idsp_ = staged(d_row_ids_, row_ids_, N);
-  store_atp_ = staged(d_store_at_, store_at_, B + 1);
-  for (int m = 0; m < M; ++m) sel_row_ids_[m] = row_ids_[batch.rows[m]];
-  sel_row_idsp_ = staged(d_sel_row_ids_, sel_row_ids_, M);
-  const float p_hidden = sc.train ? float(cfg_.hidden_dropout) : 0.f;
-  const float p_att = sc.train ? float(cfg_.attention_dropout) : 0.f;
+  const float p_hidden = train_ ? float(cfg_.hidden_dropout) : 0.f;
+  const float p_att = train_ ? float(cfg_.attention_dropout) : 0.f;
   ParamViews<T> pv(layout_, cfg_, param_data());
   // Inference (no dropout, no backward): outputs go straight where dropout would have put them.
-  BB_CHECK(!(sc.train && cap_.inference_only),
-           "internal: a training forward on an inference-only model");
   const bool dropout = !cap_.inference_only;
   auto pre_dropout = [&](T* dst) { return dropout ? t1_.data() : dst; };
 
   // Embeddings: word + position + type 0 -> LayerNorm -> dropout
-  ops::embedding_forward<T>(emb_sum_.data(), ids_, posp_, pv.wte, pv.wpe, pv.wtt, N, C);
+  ops::embedding_forward<T>(emb_sum_.data(), in.ids, in.pos, pv.wte, pv.wpe, pv.wtt, N, C);
   ops::layernorm_forward<T>(pre_dropout(acts(0).x), emb_mean_.data(), emb_rstd_.data(),
                             emb_sum_.data(), pv.emb_ln_w, pv.emb_ln_b, N, C,
                             T(cfg_.layer_norm_eps));
   if (dropout)
-    ops::dropout_forward<T>(acts(0).x, emb_mask_.data(), t1_.data(), row_idsp_, N, C, p_hidden,
-                            dropout_key(sc, 0));
+    ops::dropout_forward<T>(acts(0).x, emb_mask_.data(), t1_.data(), in.row_ids, N, C, p_hidden,
+                            key(0));
 
-  const ops::AttentionShape shape{B, H, C, offsets_, store_atp_};
+  const ops::AttentionShape shape{B, H, C, in.offsets, in.store_at};
   for (int l = 0; l < cfg_.layers; ++l) {
     const LayerActs a = acts(l);
     const auto& w = pv.layers[l];
@@ -266,7 +294,7 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
     // Self-attention: fused QKV, scores, scoring, context; dense -> dropout -> + x -> LayerNorm
     ops::linear_forward<T>(a.qkv, a.x, w.qkv_w, w.qkv_b, N, C, 3 * C);
     ops::attention_forward<T>(a.ctx, a.S, a.P, a.Pmask, a.qkv, shape, cfg_.scoring, bh, nh, p_att,
-                              dropout_key(sc, 1 + 3 * l));
+                              key(1 + 3 * l));
     // Only the scored rows of the last layer reach the LM head: after its attention (which needs
     // every row's keys and values) the last layer continues at those R = M rows only. Their
     // dropout masks are drawn by the same row ids as in the full layout.
@@ -274,16 +302,16 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
     const int R = last ? M : N;
     const T* ctx_in = a.ctx;
     const T* x_in = a.x;
-    const int64_t* ids_in = row_idsp_;
+    const int64_t* ids_in = in.row_ids;
     if (last) {
-      ops::gather_rows<T>(sel_ctx_.data(), a.ctx, rows_, M, C);
-      ops::gather_rows<T>(sel_x_.data(), a.x, rows_, M, C);
-      ctx_in = sel_ctx_.data(), x_in = sel_x_.data(), ids_in = sel_row_idsp_;
+      ops::gather_rows<T>(sel_ctx_.data(), a.ctx, in.rows, M, C);
+      ops::gather_rows<T>(sel_x_.data(), a.x, in.rows, M, C);
+      ctx_in = sel_ctx_.data(), x_in = sel_x_.data(), ids_in = in.sel_row_ids;
     }
     ops::linear_forward<T>(pre_dropout(a.res1), ctx_in, w.attn_out_w, w.attn_out_b, R, C, C);
     if (dropout)
       ops::dropout_forward<T>(a.res1, a.ao_mask, t1_.data(), ids_in, R, C, p_hidden,
-                              dropout_key(sc, 2 + 3 * l));
+                              key(2 + 3 * l));
     ops::add_inplace<T>(a.res1, x_in, int64_t(R) * C);
     ops::layernorm_forward<T>(a.h1, a.ln1_mean, a.ln1_rstd, a.res1, w.ln1_w, w.ln1_b, R, C,
                               T(cfg_.layer_norm_eps));
@@ -293,7 +321,7 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
     ops::linear_forward<T>(pre_dropout(a.res2), a.g, w.ffn_out_w, w.ffn_out_b, R, F, C);
     if (dropout)
       ops::dropout_forward<T>(a.res2, a.fo_mask, t1_.data(), ids_in, R, C, p_hidden,
-                              dropout_key(sc, 3 + 3 * l));
+                              key(3 + 3 * l));
     ops::add_inplace<T>(a.res2, a.h1, int64_t(R) * C);
     ops::layernorm_forward<T>(last ? hx_.data() : x_out(l), a.ln2_mean, a.ln2_rstd, a.res2,
                               w.ln2_w, w.ln2_b, R, C, T(cfg_.layer_norm_eps));
@@ -305,23 +333,23 @@ T Model<T>::forward(const Batch& batch, const StepContext& sc) {
   ops::layernorm_forward<T>(hl_.data(), h_mean_.data(), h_rstd_.data(), hg_.data(), pv.head_ln_w,
                             pv.head_ln_b, M, C, T(cfg_.layer_norm_eps));
   ops::linear_forward<T>(logits_.data(), hl_.data(), pv.wte, pv.head_bias, M, C, V);
-  if (!has_loss_) return T(0);
-  return ops::cross_entropy_forward<T>(lse_.data(), logits_.data(), labels_, M, V);
+  if (has_loss_)
+    ops::cross_entropy_forward<T>(loss_.data(), lse_.data(), logits_.data(), in.labels, M, V);
 }
 
 template <typename T>
 void Model<T>::backward() {
   BB_CHECK(!cap_.inference_only, "internal: backward() on an inference-only model");
-  BB_CHECK(batch_ && has_loss_, "backward() needs a forward() with labels first");
-  const Batch& batch = *batch_;
-  const int B = batch.num_seqs(), N = batch.num_tokens(), M = batch.num_rows();
+  BB_CHECK(staged_ && has_loss_, "backward() needs a forward() with labels first");
+  const int B = B_, N = N_, M = M_;
+  const StagedIndices in = staged();
   const int C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
   const DeviceScope on(device_);
   ParamViews<T> pv(layout_, cfg_, param_data());
   ParamViews<T> gv(layout_, cfg_, grad_data());
 
   // Head
-  ops::cross_entropy_backward<T>(dlogits_.data(), logits_.data(), lse_.data(), labels_, M, V,
+  ops::cross_entropy_backward<T>(dlogits_.data(), logits_.data(), lse_.data(), in.labels, M, V,
                                  T(1));
   ops::linear_backward<T>(dh1_.data(), gv.wte, gv.head_bias, dlogits_.data(), hl_.data(), pv.wte,
                           M, C, V);
@@ -333,7 +361,7 @@ void Model<T>::backward() {
   T* dx = dA_.data();  // gradient w.r.t. the current layer's output (N, C); the last layer's
   T* dx_in = dB_.data();  // is dh1_ (M, C) at the scored rows
 
-  const ops::AttentionShape shape{B, H, C, offsets_, store_atp_};
+  const ops::AttentionShape shape{B, H, C, in.offsets, in.store_at};
   T *t1 = t1_.data(), *t2 = t2_.data(), *t3 = t3_.data();
   const int64_t NC = int64_t(N) * C;
   for (int l = cfg_.layers - 1; l >= 0; --l) {
@@ -360,8 +388,8 @@ void Model<T>::backward() {
     T* dctx = t3;      // (N, C)
     T* dresid = t1;    // (N, C): the residual's gradient w.r.t. x
     if (last) {  // back to all N rows; zero away from the scored rows
-      ops::scatter_rows<T>(t2, t3, rows_, M, N, C);
-      ops::scatter_rows<T>(t3, t1, rows_, M, N, C);
+      ops::scatter_rows<T>(t2, t3, in.rows, M, N, C);
+      ops::scatter_rows<T>(t3, t1, in.rows, M, N, C);
       dctx = t2, dresid = t3;
     }
     T* db = dbn_.data();
@@ -381,7 +409,7 @@ void Model<T>::backward() {
   ops::dropout_backward<T>(t1, dx, emb_mask_.data(), NC);
   ops::layernorm_backward<T>(t2, gv.emb_ln_w, gv.emb_ln_b, t1, emb_sum_.data(), emb_mean_.data(),
                              emb_rstd_.data(), pv.emb_ln_w, N, C);
-  ops::embedding_backward<T>(gv.wte, gv.wpe, gv.wtt, t2, ids_, posp_, N, C);
+  ops::embedding_backward<T>(gv.wte, gv.wpe, gv.wtt, t2, in.ids, in.pos, N, C);
 }
 
 template class Model<float>;

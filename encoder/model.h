@@ -3,9 +3,11 @@
 // accumulates parameter gradients. Numerically equal to HF given the same weights.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "backend/device.h"
+#include "backend/staging.h"
 #include "common/buffer.h"
 #include "encoder/batch.h"
 #include "encoder/config.h"
@@ -43,10 +45,17 @@ class Model {
 
   void init_weights(uint64_t seed);  // also uploads
   void zero_grads();
-  // Returns the mean cross-entropy at batch.rows when batch.labels is set, else 0. The batch must
-  // stay alive and unchanged until backward().
+  // stage() + run_forward(); returns loss() when batch.labels is set, else 0.
   T forward(const Batch& batch, const StepContext& ctx);
+  // Checks the batch and hands its indices and the step's dropout keys to the device (one
+  // asynchronous copy on CUDA). run_forward() and backward() then queue the step's ops; their
+  // launches depend only on the batch's sizes, so a CUDA step can be captured in a graph.
+  void stage(const Batch& batch, const StepContext& ctx);
+  void run_forward();
   void backward();
+  // The mean cross-entropy of the last forward over the rows with a label >= 0 (synchronises on
+  // CUDA).
+  T loss() const;
   const T* logits() const { return logits_.data(); }  // (M, V) of the last forward, on device()
   // Effective SSA values of layer l, head h (b = exp(beta), n = 1 + exp(nu)), from `params`.
   T ssa_b(int l, int h) const;
@@ -60,10 +69,12 @@ class Model {
   LayerActs acts(int l);
   T* x_out(int l);  // input of layer l+1 (or of the head)
   uint64_t dropout_key(const StepContext& ctx, int site) const;
-  // The first n entries of a host index array for the ops: itself on the CPU, a device copy on
-  // CUDA.
-  template <typename I>
-  const I* staged(Array<I>& dev, const std::vector<I>& host, int n);
+  const uint64_t* key(int site) const { return inputs_->device<uint64_t>(kKeys) + site; }
+  struct StagedIndices {  // where the ops read the staged batch (device_ memory)
+    const int32_t *ids, *pos, *offsets, *rows, *labels;
+    const int64_t *row_ids, *store_at, *sel_row_ids;
+  };
+  StagedIndices staged() const;
 
   Config cfg_;
   ParamLayout layout_;
@@ -84,17 +95,12 @@ class Model {
   Array<T> dA_{device_}, dB_{device_}, t1_{device_}, t2_{device_}, t3_{device_};
   Array<T> f1g_{device_}, dqkv_{device_}, dh1_{device_}, dh2_{device_}, dlogits_{device_};
   Array<T> att_scratch_{device_}, dbn_{device_};
-  std::vector<int32_t> pos_;
-  std::vector<int64_t> row_ids_, store_at_, sel_row_ids_;
-  // device copies of the index arrays (cuda only)
-  Array<int32_t> d_ids_{device_}, d_offsets_{device_}, d_rows_{device_}, d_labels_{device_};
-  Array<int32_t> d_pos_{device_};
-  Array<int64_t> d_row_ids_{device_}, d_store_at_{device_}, d_sel_row_ids_{device_};
-  const Batch* batch_ = nullptr;
-  const int32_t *ids_ = nullptr, *offsets_ = nullptr, *rows_ = nullptr, *labels_ = nullptr,
-                *posp_ = nullptr;
-  const int64_t *row_idsp_ = nullptr, *store_atp_ = nullptr, *sel_row_idsp_ = nullptr;
-  bool has_loss_ = false;
+  Array<T> loss_{device_};  // (1)
+  // The staged batch: slots of inputs_ (kIds ... kKeys), read by the ops on device_.
+  enum Slot { kIds, kPos, kRowIds, kOffsets, kStoreAt, kRows, kLabels, kSelRowIds, kKeys };
+  std::unique_ptr<StagingBlock> inputs_;
+  int B_ = 0, N_ = 0, M_ = 0;  // sizes of the staged batch
+  bool staged_ = false, train_ = false, has_loss_ = false;
 };
 
 }  // namespace bb

@@ -20,7 +20,7 @@ double lr_at(const OptimConfig& o, int64_t step) {
 
 AdamW::AdamW(const ParamLayout& layout, const Config& config, const OptimConfig& opt,
              Device device)
-    : m(device), v(device), opt_(opt) {
+    : m(device), v(device), opt_(opt), schedule_(device, {sizeof(ops::AdamWSchedule)}) {
   m.assign(layout.total, 0.f);
   v.assign(layout.total, 0.f);
   for (const ParamTensor& t : layout.tensors) {
@@ -38,22 +38,40 @@ AdamW::AdamW(const ParamLayout& layout, const Config& config, const OptimConfig&
 }
 
 double AdamW::update(float* params, const float* grads) {
-  const DeviceScope on(m.device());
-  const double norm = std::sqrt(ops::sum_squares(grads, int64_t(m.size())));
-  float scale = 1.f;
-  if (opt_.clip_norm > 0 && norm > opt_.clip_norm) scale = float(opt_.clip_norm / (norm + 1e-6));
-  const double lr = lr_at(opt_, step);
+  stage();
+  apply(params, grads);
+  return grad_norm();
+}
+
+void AdamW::stage() {
+  schedule_.begin_write();
+  *schedule_.host<ops::AdamWSchedule>(0) = {lr_at(opt_, step), double(step + 1), 0.0};
+  schedule_.upload();
   ++step;
+}
+
+void AdamW::apply(float* params, const float* grads) {
+  const DeviceScope on(m.device());
+  // sumsq lives in the staged schedule on the device; the AdamW kernels read it from there.
+  ops::AdamWSchedule* sched = schedule_.device<ops::AdamWSchedule>(0);
+  ops::sum_squares(&sched->sumsq, grads, int64_t(m.size()));
   for (const Group& g : groups_) {
     if (g.lr_mult == 0.0) continue;
-    const ops::AdamWStep s{float(lr * g.lr_mult), float(opt_.beta1), float(opt_.beta2),
-                           float(opt_.eps),       g.decay ? float(opt_.weight_decay) : 0.f,
-                           scale,                 step,
+    const ops::AdamWStep s{float(opt_.beta1),  float(opt_.beta2),
+                           float(opt_.eps),    g.decay ? float(opt_.weight_decay) : 0.f,
+                           g.lr_mult,          opt_.clip_norm,
                            opt_.bias_correction};
     ops::adamw_update(params + g.offset, grads + g.offset, m.data() + g.offset,
-                      v.data() + g.offset, g.size, s);
+                      v.data() + g.offset, g.size, s, sched);
   }
-  return norm;
+}
+
+double AdamW::grad_norm() const {
+  const auto* sched = schedule_.device<ops::AdamWSchedule>(0);
+  double sumsq = 0;
+  if (m.device() == Device::cpu) sumsq = sched->sumsq;
+  else cuda_download(&sumsq, &sched->sumsq, sizeof(double));
+  return std::sqrt(sumsq);
 }
 
 }  // namespace bb

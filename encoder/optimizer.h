@@ -2,9 +2,12 @@
 // schedule (linear warmup, then linear decay to 0, as HF get_linear_schedule_with_warmup).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "backend/device.h"
+#include "backend/ops.h"
+#include "backend/staging.h"
 #include "encoder/config.h"
 #include "encoder/parameters.h"
 
@@ -32,11 +35,17 @@ class AdamW {
   AdamW(const ParamLayout& layout, const Config& config, const OptimConfig& opt,
         Device device = Device::cpu);
   // One update with lr_at(step) of device pointers; returns the gradient norm before clipping.
-  // Frozen SSA values are left unchanged.
+  // Frozen SSA values are left unchanged. = stage(), apply(), grad_norm().
   double update(float* params, const float* grads);
+  // The next update's learning rate and step number to the device (counts the update).
+  void stage();
+  // Queues the update: the gradient norm, then AdamW with clipping, reading the staged values
+  // from device memory (so a CUDA step can be captured in a graph).
+  void apply(float* params, const float* grads);
+  double grad_norm() const;  // of the last apply(), before clipping (synchronises on CUDA)
 
   Array<float> m, v;  // (layout.total)
-  int64_t step = 0;         // updates done
+  int64_t step = 0;         // updates done (staged)
   const OptimConfig& options() const { return opt_; }
 
  private:
@@ -47,6 +56,7 @@ class AdamW {
   };
   std::vector<Group> groups_;  // contiguous runs with the same settings
   OptimConfig opt_;
+  StagingBlock schedule_;  // one ops::AdamWSchedule
 };
 
 }  // namespace bb

@@ -14,12 +14,21 @@ static OptimConfig with_total(OptimConfig o, int64_t steps) {
   return o;
 }
 
+// Shapes of a captured CUDA step: tokens padded to a multiple of 16, scored rows of 8. A batch of
+// 16 utterances then falls into a handful of shapes, each captured once.
+constexpr int kTokenMultiple = 16, kRowMultiple = 8;
+
+static bool use_graphs(const TrainOptions& o) { return o.device == Device::cuda && o.cuda_graphs; }
+
 Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& opts,
                  BatchSource source)
     : opts_(opts),
-      model_(config, cap, opts.device),
+      model_(config,
+             use_graphs(opts) ? padded_capacity(cap, kTokenMultiple, kRowMultiple) : cap,
+             opts.device),
       opt_(model_.layout(), config, with_total(opts.optim, opts.steps), opts.device),
-      source_(std::move(source)) {
+      source_(std::move(source)),
+      graphs_(opts.device, use_graphs(opts)) {
   model_.init_weights(opts.seed);
   state_.seed = opts.seed;
   if (opts.resume && !opts.out.empty()) {
@@ -50,19 +59,27 @@ int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>&
   const int64_t end = std::min(opts_.steps, state_.step + n);
   while (state_.step < end) {
     source_(state_.seed, state_.step, batch_);
-    model_.zero_grads();
-    const StepContext ctx{true, state_.seed, state_.step};
-    const float loss = model_.forward(batch_, ctx);
-    BB_CHECK(std::isfinite(loss), "training diverged: loss is {} at step {}", loss, state_.step);
-    model_.backward();
+    const int tokens = batch_.num_tokens();
+    if (graphs_.active()) pad_to_shape(batch_, model_.config().pad_id, kTokenMultiple, kRowMultiple);
     const double lr = lr_at(opt_.options(), opt_.step);
-    const double norm = opt_.update(model_.param_data(), model_.grad_data());
+    model_.stage(batch_, {true, state_.seed, state_.step});
+    opt_.stage();
+    // The step's ops, with no host value that changes between steps: replayable as a CUDA graph.
+    graphs_.run(shape_key(batch_), [this] {
+      model_.zero_grads();
+      model_.run_forward();
+      model_.backward();
+      opt_.apply(model_.param_data(), model_.grad_data());
+    });
+    const float loss = model_.loss();  // on CUDA: waits for the step (the one wait per step)
+    BB_CHECK(std::isfinite(loss), "training diverged: loss is {} at step {}", loss, state_.step);
+    const double norm = opt_.grad_norm();
     ++state_.step;
     // Checkpoint first, so on_step sees this step's model on disk (e.g. to probe it).
     const bool periodic = opts_.checkpoint_every > 0 && state_.step % opts_.checkpoint_every == 0;
     const bool saved = !opts_.out.empty() && (periodic || state_.step == opts_.steps);
     if (saved) save();
-    if (on_step) on_step({state_.step, loss, lr, norm, batch_.num_tokens()});
+    if (on_step) on_step({state_.step, loss, lr, norm, tokens});
     if (stop_requested.load()) {
       if (!opts_.out.empty() && !saved) save();
       break;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "backend/step_graphs.h"
 #include "encoder/batch.h"
 #include "encoder/checkpoint.h"
 #include "encoder/model.h"
@@ -24,6 +25,7 @@ struct TrainOptions {
   std::filesystem::path out;     // empty: no checkpoints
   bool resume = false;
   Device device = Device::cpu;   // where the model and optimizer live
+  bool cuda_graphs = true;       // CUDA: replay captured steps (batches padded to fixed shapes)
 };
 
 struct StepLog {
@@ -44,6 +46,7 @@ class Trainer {
   Model<float>& model() { return model_; }
   const AdamW& optimizer() const { return opt_; }
   int64_t step() const { return state_.step; }
+  int captured_graphs() const { return graphs_.captured(); }
 
   static std::atomic<bool> stop_requested;  // set by a signal handler
 
@@ -54,6 +57,7 @@ class Trainer {
   BatchSource source_;
   TrainerState state_;
   Batch batch_;
+  StepGraphs graphs_;
 };
 
 }  // namespace bb

@@ -49,7 +49,7 @@ run() {
   export LD_LIBRARY_PATH="$bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
   echo "== cuda tests"
-  timeout 200 "$bin/test_cuda" --no-intro=true > "$work/tests.log" 2>&1 && tests=passed || tests="FAILED (exit $?)"
+  timeout 180 "$bin/test_cuda" --no-intro=true > "$work/tests.log" 2>&1 && tests=passed || tests="FAILED (exit $?)"
   tail -25 "$work/tests.log"
   echo "cuda tests: $tests"
   echo "== benchmarks"
@@ -62,25 +62,27 @@ run() {
   }
   local rows=()
   for att in softmax ssa; do
-    rows+=("$(bench_row 40 train --device cuda --preset babyberta --attention $att --seconds 10)")
+    rows+=("$(bench_row 35 train --device cuda --preset babyberta --attention $att --seconds 8)")
   done
-  rows+=("$(bench_row 40 train --device cuda --preset babyberta --tf32 --seconds 10)")
+  rows+=("$(bench_row 35 train --device cuda --preset babyberta --tf32 --seconds 8)")
+  rows+=("$(bench_row 35 train --device cuda --preset babyberta --cuda-graphs off --seconds 8)")
   for m in holistic pll; do
     rows+=("$(bench_row 60 score --device cuda --preset babyberta --method $m --seconds 10)")
   done
   printf '%s\n' "${rows[@]}"
   echo "== summary (Zorro: all 92,000 sentences at that rate)"
-  printf '%-28s %12s %12s %10s\n' bench steps/s tokens/s Zorro
+  printf '%-36s %12s %12s %10s\n' bench steps/s tokens/s Zorro
   for r in "${rows[@]}"; do
     if [[ $(field "$r" bench) == failed ]]; then
       echo "FAILED: bench $(field "$r" what): $(field "$r" error)"
     elif [[ $(field "$r" bench) == train ]]; then
-      printf '%-28s %12.1f %12.0f\n' "train $(field "$r" attention) tf32=$(field "$r" tf32)" \
+      printf '%-36s %12.1f %12.0f\n' \
+        "train $(field "$r" attention) tf32=$(field "$r" tf32) graphs=$(field "$r" cuda_graphs)" \
         "$(field "$r" steps_per_s)" "$(field "$r" tokens_per_s)"
     else
       local sps
       sps=$(field "$r" sentences_per_s)
-      printf '%-28s %12s %12.0f %9.1fs\n' "score $(field "$r" method) (sent/s)" - "$sps" \
+      printf '%-36s %12s %12.0f %9.1fs\n' "score $(field "$r" method) (sent/s)" - "$sps" \
         "$(awk -v s="$sps" 'BEGIN {print 92000 / s}')"
     fi
   done

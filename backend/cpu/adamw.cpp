@@ -4,13 +4,14 @@
 #include <cmath>
 #include <algorithm>
 
+#include "backend/adamw_coefficients.h"
 #include "backend/cpu/dispatch.h"
 #include "backend/ops.h"
 
 namespace bb::ops {
 
-double sum_squares(const float* g, int64_t n) {
-  BB_RUN_ON_CUDA_FLOAT(sum_squares, g, n);
+void sum_squares(double* out, const float* g, int64_t n) {
+  BB_RUN_ON_CUDA_FLOAT(sum_squares, out, g, n);
   // One contiguous slice per thread, each summed in double; slices added in thread order.
   constexpr int kMaxThreads = 256;  // a stack array: no allocation inside the step loop
   const int T = std::min(omp_get_max_threads(), kMaxThreads);
@@ -30,22 +31,23 @@ double sum_squares(const float* g, int64_t n) {
   }
   double total = 0;
   for (int t = 0; t < T; ++t) total += part[t];
-  return total;
+  *out = total;
 }
 
-void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s) {
-  BB_RUN_ON_CUDA_FLOAT(adamw_update, p, g, m, v, n, s);
-  const double bc1 = s.bias_correction ? 1.0 - std::pow(double(s.beta1), double(s.step)) : 1.0;
-  const double bc2 = s.bias_correction ? 1.0 - std::pow(double(s.beta2), double(s.step)) : 1.0;
-  const float step_size = float(s.lr / bc1);
-  const float inv_sqrt_bc2 = float(1.0 / std::sqrt(bc2));
-  const float decay = 1.0f - s.lr * s.weight_decay;
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s,
+                  const AdamWSchedule* schedule) {
+  BB_RUN_ON_CUDA_FLOAT(adamw_update, p, g, m, v, n, s, schedule);
+  const AdamWCoefficients c = adamw_coefficients(s, *schedule);
+  // Scalars in locals: read through a struct, the compiler must assume the stores to p, m, v may
+  // change them, and the loop stops vectorising (2.5x slower).
+  const float grad_scale = c.grad_scale, step_size = c.step_size, inv_sqrt_bc2 = c.inv_sqrt_bc2,
+              decay = c.decay, beta1 = s.beta1, beta2 = s.beta2, eps = s.eps;
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t i = 0; i < n; ++i) {
-    const float gi = g[i] * s.grad_scale;
-    m[i] = s.beta1 * m[i] + (1.0f - s.beta1) * gi;
-    v[i] = s.beta2 * v[i] + (1.0f - s.beta2) * gi * gi;
-    p[i] = p[i] * decay - step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_bc2 + s.eps);
+    const float gi = g[i] * grad_scale;
+    m[i] = beta1 * m[i] + (1.0f - beta1) * gi;
+    v[i] = beta2 * v[i] + (1.0f - beta2) * gi * gi;
+    p[i] = p[i] * decay - step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_bc2 + eps);
   }
 }
 

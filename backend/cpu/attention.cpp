@@ -36,7 +36,7 @@ T* scratch(Buffer<T>& buf, int64_t n) {
 template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& sh,
                        Scoring kind, const T* b_head, const T* n_head, float dropout_p,
-                       uint64_t key) {
+                       const uint64_t* key) {
   BB_RUN_ON_CUDA(attention_forward, ctx, S, P, mask, qkv, sh, kind, b_head, n_head, dropout_p,
                  key);
   const int H = sh.H, C = sh.C, d = C / H;
@@ -60,7 +60,7 @@ void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const Attentio
       thread_local Buffer<T> buf;
       Block<T> pd(scratch(buf, int64_t(L) * L), L, L);
       for (int i = 0; i < L; ++i)
-        dropout_mask_row(mask + at + int64_t(i) * L, key, attention_dropout_row(b, H, h, i), L,
+        dropout_mask_row(mask + at + int64_t(i) * L, *key, attention_dropout_row(b, H, h, i), L,
                          dropout_p);
       pd = CBlock<T>(P + at, L, L).cwiseProduct(CBlock<T>(mask + at, L, L));
       out.noalias() = pd * v;
@@ -121,10 +121,10 @@ void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scr, const T* dctx, 
 
 template void attention_forward<float>(float*, float*, float*, float*, const float*,
                                        const AttentionShape&, Scoring, const float*, const float*,
-                                       float, uint64_t);
+                                       float, const uint64_t*);
 template void attention_forward<double>(double*, double*, double*, double*, const double*,
                                         const AttentionShape&, Scoring, const double*,
-                                        const double*, float, uint64_t);
+                                        const double*, float, const uint64_t*);
 template void attention_backward<float>(float*, float*, float*, float*, const float*, const float*,
                                         const float*, const float*, const float*,
                                         const AttentionShape&, Scoring, const float*,

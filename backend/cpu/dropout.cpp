@@ -7,13 +7,13 @@ namespace bb::ops {
 
 template <typename T>
 void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N, int C, float p,
-                     uint64_t key) {
+                     const uint64_t* key) {
   BB_RUN_ON_CUDA(dropout_forward, out, mask, x, row_ids, N, C, p, key);
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > 16384)
   for (int n = 0; n < N; ++n) {
     T* mr = mask + int64_t(n) * C;
     if (p > 0) {
-      dropout_mask_row(mr, key, uint64_t(row_ids[n]), C, p);
+      dropout_mask_row(mr, *key, uint64_t(row_ids[n]), C, p);
     } else {
       for (int c = 0; c < C; ++c) mr[c] = T(1);
     }
@@ -31,9 +31,9 @@ void dropout_backward(T* dx, const T* dout, const T* mask, int64_t n) {
 }
 
 template void dropout_forward<float>(float*, float*, const float*, const int64_t*, int, int, float,
-                                     uint64_t);
+                                     const uint64_t*);
 template void dropout_forward<double>(double*, double*, const double*, const int64_t*, int, int,
-                                      float, uint64_t);
+                                      float, const uint64_t*);
 template void dropout_backward<float>(float*, const float*, const float*, int64_t);
 template void dropout_backward<double>(double*, const double*, const double*, int64_t);
 

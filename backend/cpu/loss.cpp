@@ -1,5 +1,6 @@
 // Cross-entropy at the scored rows, and row log-softmax for probing.
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 
 #include "backend/cpu/dispatch.h"
@@ -21,26 +22,36 @@ T row_lse(const T* x, int V) {
 }  // namespace
 
 template <typename T>
-T cross_entropy_forward(T* lse, const T* logits, const int32_t* targets, int M, int V) {
-  BB_RUN_ON_CUDA(cross_entropy_forward, lse, logits, targets, M, V);
+void cross_entropy_forward(T* loss, T* lse, const T* logits, const int32_t* targets, int M,
+                           int V) {
+  BB_RUN_ON_CUDA(cross_entropy_forward, loss, lse, logits, targets, M, V);
 #pragma omp parallel for schedule(static)
   for (int m = 0; m < M; ++m) lse[m] = row_lse(logits + int64_t(m) * V, V);
   T total = 0;
-  for (int m = 0; m < M; ++m) total += lse[m] - logits[int64_t(m) * V + targets[m]];
-  return M > 0 ? total / M : T(0);
+  int counted = 0;
+  for (int m = 0; m < M; ++m) {
+    if (targets[m] < 0) continue;
+    total += lse[m] - logits[int64_t(m) * V + targets[m]];
+    ++counted;
+  }
+  *loss = counted > 0 ? total / T(counted) : T(0);
 }
 
 template <typename T>
 void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int32_t* targets,
                             int M, int V, T dloss) {
   BB_RUN_ON_CUDA(cross_entropy_backward, dlogits, logits, lse, targets, M, V, dloss);
-  const T scale = M > 0 ? dloss / M : T(0);
+  const int counted = int(std::count_if(targets, targets + M, [](int32_t t) { return t >= 0; }));
+  const T scale = counted > 0 ? dloss / T(counted) : T(0);
 #pragma omp parallel for schedule(static)
   for (int m = 0; m < M; ++m) {
     const T* x = logits + int64_t(m) * V;
-    T* d = dlogits + int64_t(m) * V;
-    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(d, V) =
-        (RowArray<T>(x, V) - lse[m]).exp() * scale;
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> d(dlogits + int64_t(m) * V, V);
+    if (targets[m] < 0) {
+      d.setZero();
+      continue;
+    }
+    d = (RowArray<T>(x, V) - lse[m]).exp() * scale;
     d[targets[m]] -= scale;
   }
 }
@@ -55,8 +66,9 @@ void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M, i
   }
 }
 
-template float cross_entropy_forward<float>(float*, const float*, const int32_t*, int, int);
-template double cross_entropy_forward<double>(double*, const double*, const int32_t*, int, int);
+template void cross_entropy_forward<float>(float*, float*, const float*, const int32_t*, int, int);
+template void cross_entropy_forward<double>(double*, double*, const double*, const int32_t*, int,
+                                            int);
 template void cross_entropy_backward<float>(float*, const float*, const float*, const int32_t*,
                                             int, int, float);
 template void cross_entropy_backward<double>(double*, const double*, const double*,

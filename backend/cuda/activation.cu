@@ -27,10 +27,12 @@ __global__ void add(float* y, const float* x, int64_t n) {
   if (i < n) y[i] += x[i];
 }
 
+// draw.key is replaced by *key (device memory: a captured step reads each step's key).
 __global__ void dropout_fwd(float* out, float* mask, const float* x, const int64_t* row_ids, int N,
-                            int C, DropoutDraw draw) {
+                            int C, DropoutDraw draw, const uint64_t* key) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= int64_t(N) * C) return;
+  if (draw.on) draw.key = *key;
   const float m = draw.mask(uint64_t(row_ids[i / C]), int(i % C));
   mask[i] = m;
   out[i] = x[i] * m;
@@ -62,10 +64,10 @@ void add_inplace(float* y, const float* x, int64_t n) {
 }
 
 void dropout_forward(float* out, float* mask, const float* x, const int64_t* row_ids, int N,
-                     int C, float p, uint64_t key) {
+                     int C, float p, const uint64_t* key) {
   if (N == 0) return;
-  dropout_fwd<<<blocks_for(int64_t(N) * C, 256), 256, 0, stream()>>>(out, mask, x, row_ids, N, C,
-                                                                    DropoutDraw::make(p, key));
+  dropout_fwd<<<blocks_for(int64_t(N) * C, 256), 256, 0, stream()>>>(
+      out, mask, x, row_ids, N, C, DropoutDraw::make(p, 0), key);
   launched("dropout_fwd");
 }
 

@@ -1,6 +1,7 @@
 // AdamW (PyTorch's formulation) and the gradient norm for global clipping.
 #include <cmath>
 
+#include "backend/adamw_coefficients.h"
 #include "backend/cuda/kernels.cuh"
 #include "backend/cuda/ops.h"
 
@@ -27,39 +28,35 @@ __global__ void sum_partials(double* out, const double* part, int n) {
   *out = s;
 }
 
-__global__ void adamw(float* p, const float* g, float* m, float* v, int64_t n, float beta1,
-                      float beta2, float eps, float grad_scale, float step_size,
-                      float inv_sqrt_bc2, float decay) {
+// The schedule is read from device memory (a captured step's values change every replay); one
+// thread per block computes the coefficients.
+__global__ void adamw(float* p, const float* g, float* m, float* v, int64_t n, ops::AdamWStep s,
+                      const ops::AdamWSchedule* schedule) {
+  __shared__ AdamWCoefficients c;
+  if (threadIdx.x == 0) c = adamw_coefficients(s, *schedule);
+  __syncthreads();
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const float gi = g[i] * grad_scale;
-  m[i] = beta1 * m[i] + (1.f - beta1) * gi;
-  v[i] = beta2 * v[i] + (1.f - beta2) * gi * gi;
-  p[i] = p[i] * decay - step_size * m[i] / (sqrtf(v[i]) * inv_sqrt_bc2 + eps);
+  const float gi = g[i] * c.grad_scale;
+  m[i] = s.beta1 * m[i] + (1.f - s.beta1) * gi;
+  v[i] = s.beta2 * v[i] + (1.f - s.beta2) * gi * gi;
+  p[i] = p[i] * c.decay - c.step_size * m[i] / (sqrtf(v[i]) * c.inv_sqrt_bc2 + s.eps);
 }
 
 }  // namespace
 
-double sum_squares(const float* g, int64_t n) {
-  if (n == 0) return 0.0;
-  double* part = static_cast<double*>(workspace(sizeof(double) * (kBlocks + 1)));
-  square_partials<<<kBlocks, kThreads, 0, stream()>>>(part, g, n);
+void sum_squares(double* out, const float* g, int64_t n) {
+  double* part = static_cast<double*>(workspace(sizeof(double) * kBlocks));
+  square_partials<<<kBlocks, kThreads, 0, stream()>>>(part, g, n);  // n = 0: zero partials
   launched("square_partials");
-  sum_partials<<<1, 1, 0, stream()>>>(part + kBlocks, part, kBlocks);
+  sum_partials<<<1, 1, 0, stream()>>>(out, part, kBlocks);
   launched("sum_partials");
-  double total = 0.0;
-  copy_to_host(&total, part + kBlocks, sizeof(double));
-  return total;
 }
 
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t n,
-                  const ops::AdamWStep& s) {
+                  const ops::AdamWStep& s, const ops::AdamWSchedule* schedule) {
   if (n == 0) return;
-  const double bc1 = s.bias_correction ? 1.0 - std::pow(double(s.beta1), double(s.step)) : 1.0;
-  const double bc2 = s.bias_correction ? 1.0 - std::pow(double(s.beta2), double(s.step)) : 1.0;
-  adamw<<<blocks_for(n, 256), 256, 0, stream()>>>(
-      p, g, m, v, n, s.beta1, s.beta2, s.eps, s.grad_scale, float(s.lr / bc1),
-      float(1.0 / std::sqrt(bc2)), 1.0f - s.lr * s.weight_decay);
+  adamw<<<blocks_for(n, 256), 256, 0, stream()>>>(p, g, m, v, n, s, schedule);
   launched("adamw");
 }
 

@@ -33,8 +33,9 @@ __device__ void load_keys_values(float* K, float* V, const float* qkv, int off, 
 __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const float* qkv,
                               const int32_t* offsets, const int64_t* store_at, int H, int C,
                               bool ssa, const float* b_head, const float* n_head,
-                              DropoutDraw drop) {
+                              DropoutDraw drop, const uint64_t* key) {
   extern __shared__ float sm[];
+  if (drop.on) drop.key = *key;  // device memory: a captured step reads each step's key
   const int b = blockIdx.x / H, h = blockIdx.x % H;
   const int off = offsets[b], L = offsets[b + 1] - off;
   if (L == 0) return;
@@ -201,14 +202,14 @@ void allow_shared(Kernel k, size_t bytes) {
 
 void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
                        const ops::AttentionShape& sh, Scoring kind, const float* b_head,
-                       const float* n_head, float dropout_p, uint64_t key) {
+                       const float* n_head, float dropout_p, const uint64_t* key) {
   if (sh.B == 0) return;
   const int d = sh.C / sh.H;
   const size_t smem = sizeof(float) * (2 * kMaxLen * (d + 1) + kWarps * d + kWarps * kMaxLen);
   allow_shared(attention_fwd, smem);
   attention_fwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
       ctx, S, P, mask, qkv, sh.offsets, sh.store_at, sh.H, sh.C, kind == Scoring::ssa, b_head,
-      n_head, DropoutDraw::make(dropout_p, key));
+      n_head, DropoutDraw::make(dropout_p, 0), key);
   launched("attention_fwd");
 }
 

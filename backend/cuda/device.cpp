@@ -32,6 +32,8 @@ struct Context {
   cublasHandle_t cublas = nullptr;
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
+  uint64_t workspace_generation = 0;
+  void* cublas_workspace = nullptr;
   bool tf32 = false;
 };
 
@@ -48,6 +50,12 @@ Context& context() {
     check(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cublasCreate(&ctx.cublas), "cublasCreate");
     check(cublasSetStream(ctx.cublas, ctx.stream), "cublasSetStream");
+    // Our own cuBLAS workspace (after cublasSetStream, which resets it), so that cuBLAS never
+    // allocates inside a graph capture; 32 MiB is NVIDIA's recommendation for Hopper.
+    constexpr size_t kCublasWorkspace = size_t(32) << 20;
+    check(cudaMalloc(&ctx.cublas_workspace, kCublasWorkspace), "cudaMalloc (cuBLAS workspace)");
+    check(cublasSetWorkspace(ctx.cublas, ctx.cublas_workspace, kCublasWorkspace),
+          "cublasSetWorkspace");
     check(cublasSetMathMode(ctx.cublas, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
   });
   return ctx;
@@ -101,8 +109,76 @@ void* workspace(size_t bytes) {
     device_free(ctx.workspace);
     ctx.workspace_bytes = std::max(bytes, 2 * ctx.workspace_bytes);
     check(cudaMalloc(&ctx.workspace, ctx.workspace_bytes), "cudaMalloc (workspace)");
+    ++ctx.workspace_generation;
   }
   return ctx.workspace;
+}
+
+uint64_t workspace_generation() { return context().workspace_generation; }
+
+void* pinned_alloc(size_t bytes) {
+  require_device();
+  void* p = nullptr;
+  if (bytes > 0) check(cudaMallocHost(&p, bytes), "cudaMallocHost");
+  return p;
+}
+
+void pinned_free(void* p) {
+  if (p) cudaFreeHost(p);
+}
+
+void copy_to_device_async(void* dst, const void* pinned_src, size_t bytes) {
+  if (bytes == 0) return;
+  check(cudaMemcpyAsync(dst, pinned_src, bytes, cudaMemcpyHostToDevice, stream()),
+        "copy to device");
+}
+
+void* event_create() {
+  require_device();
+  cudaEvent_t e = nullptr;
+  check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+  return e;
+}
+
+void event_destroy(void* e) {
+  if (e) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+}
+
+void event_record(void* e) {
+  check(cudaEventRecord(static_cast<cudaEvent_t>(e), stream()), "cudaEventRecord");
+}
+
+void event_wait(void* e) {
+  check(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "a kernel on the stream");
+}
+
+void begin_capture() {
+  check(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal),
+        "cudaStreamBeginCapture");
+}
+
+void* end_capture() {
+  cudaGraph_t graph = nullptr;
+  check(cudaStreamEndCapture(stream(), &graph), "CUDA graph capture");
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  check(e, "cudaGraphInstantiate");
+  return exec;
+}
+
+void abort_capture() {
+  cudaGraph_t graph = nullptr;
+  if (cudaStreamEndCapture(stream(), &graph) == cudaSuccess && graph) cudaGraphDestroy(graph);
+  (void)cudaGetLastError();  // clear the capture's error state
+}
+
+void launch_graph(void* graph) {
+  check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(graph), stream()), "cudaGraphLaunch");
+}
+
+void destroy_graph(void* graph) {
+  if (graph) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(graph));
 }
 
 }  // namespace bb::cuda

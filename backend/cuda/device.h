@@ -25,6 +25,27 @@ void copy_to_device(void* dst, const void* src, size_t bytes);  // synchronous
 void copy_to_host(void* dst, const void* src, size_t bytes);    // synchronous
 void fill_zero(void* p, size_t bytes);                          // async on the stream
 void* workspace(size_t bytes);  // scratch valid until the next call; grows, never shrinks
+// Changes whenever workspace() moves to a larger allocation (a captured graph that used the old
+// one must be captured again).
+uint64_t workspace_generation();
+
+// Page-locked host memory, from which copy_to_device_async copies without synchronising.
+void* pinned_alloc(size_t bytes);
+void pinned_free(void* p);
+void copy_to_device_async(void* dst, const void* pinned_src, size_t bytes);  // queued on the stream
+// Events on the stream (opaque handles).
+void* event_create();
+void event_destroy(void* e);
+void event_record(void* e);  // after the work queued so far
+void event_wait(void* e);    // the host waits for it
+
+// CUDA graphs of the work queued on the stream between begin_capture and end_capture (opaque
+// handles). While capturing nothing runs; an op that would synchronise fails the capture.
+void begin_capture();
+void* end_capture();   // the instantiated graph; throws if the capture failed
+void abort_capture();  // ends a capture whose body threw, discarding it; never throws
+void launch_graph(void* graph);
+void destroy_graph(void* graph);
 
 // Owning device array of n elements of T.
 template <typename T>

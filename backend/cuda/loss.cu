@@ -1,6 +1,4 @@
 // MLM cross-entropy at the scored rows and target log-probabilities: one block per row.
-#include <vector>
-
 #include "backend/cuda/kernels.cuh"
 #include "backend/cuda/ops.h"
 
@@ -28,35 +26,58 @@ __global__ void row_lse(float* lse, float* loss, const float* logits, const int3
   }
 }
 
+// loss = sum over rows with a target >= 0 of (lse - x[target]), in row order as the CPU, / their
+// count. One thread: M is the handful of masked rows of a training batch.
+__global__ void mean_loss(float* loss, const float* lse, const float* logits,
+                          const int32_t* targets, int M, int V) {
+  float total = 0.f;
+  int counted = 0;
+  for (int m = 0; m < M; ++m) {
+    if (targets[m] < 0) continue;
+    total += lse[m] - logits[int64_t(m) * V + targets[m]];
+    ++counted;
+  }
+  *loss = counted > 0 ? total / float(counted) : 0.f;
+}
+
+// dloss / (number of rows with a target >= 0), counted by each block (M is small).
+__device__ float row_scale(const int32_t* targets, int M, float dloss) {
+  int counted = 0;
+  for (int m = 0; m < M; ++m) counted += targets[m] >= 0;
+  return counted > 0 ? dloss / float(counted) : 0.f;
+}
+
 __global__ void ce_backward(float* dlogits, const float* logits, const float* lse,
-                            const int32_t* targets, int V, float scale) {
+                            const int32_t* targets, int M, int V, float dloss) {
   const int m = blockIdx.y;
   const int v = blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= V) return;
   const int64_t i = int64_t(m) * V + v;
+  if (targets[m] < 0) {
+    dlogits[i] = 0.f;
+    return;
+  }
+  const float scale = row_scale(targets, M, dloss);
   dlogits[i] = expf(logits[i] - lse[m]) * scale - (v == targets[m] ? scale : 0.f);
 }
 
 }  // namespace
 
-float cross_entropy_forward(float* lse, const float* logits, const int32_t* targets, int M,
-                            int V) {
-  if (M == 0) return 0.f;
-  float* loss = static_cast<float*>(workspace(sizeof(float) * size_t(M)));
-  row_lse<<<M, kThreads, 0, stream()>>>(lse, loss, logits, targets, V);
-  launched("row_lse");
-  std::vector<float> host(M);
-  copy_to_host(host.data(), loss, sizeof(float) * size_t(M));
-  float total = 0.f;
-  for (float l : host) total += l;  // row order, as the CPU
-  return total / float(M);
+void cross_entropy_forward(float* loss, float* lse, const float* logits, const int32_t* targets,
+                           int M, int V) {
+  if (M > 0) {
+    row_lse<<<M, kThreads, 0, stream()>>>(lse, nullptr, logits, targets, V);
+    launched("row_lse");
+  }
+  mean_loss<<<1, 1, 0, stream()>>>(loss, lse, logits, targets, M, V);
+  launched("mean_loss");
 }
 
 void cross_entropy_backward(float* dlogits, const float* logits, const float* lse,
                             const int32_t* targets, int M, int V, float dloss) {
   if (M == 0) return;
   const dim3 grid(blocks_for(V, kThreads), M);
-  ce_backward<<<grid, kThreads, 0, stream()>>>(dlogits, logits, lse, targets, V, dloss / float(M));
+  ce_backward<<<grid, kThreads, 0, stream()>>>(dlogits, logits, lse, targets, M, V, dloss);
   launched("ce_backward");
 }
 

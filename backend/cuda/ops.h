@@ -2,8 +2,9 @@
 // pointer argument, including AttentionShape's offsets and store_at, points to device memory),
 // queued on the context's stream (device.h). Semantics, shapes and the gradient convention
 // (parameters +=, activations =) are exactly those documented in backend/ops.h; tests/cuda checks
-// each op against its CPU twin. Ops that return a value (cross_entropy_forward, sum_squares)
-// synchronise; all others are asynchronous.
+// each op against its CPU twin. Every op is asynchronous and free of host values that change
+// from step to step (dropout keys, losses, norms and the AdamW schedule are in device memory),
+// so a training step can be captured in a CUDA graph (backend/step_graphs.h).
 #pragma once
 #include <cstdint>
 
@@ -34,7 +35,7 @@ void gelu_backward(float* dx, const float* dout, const float* x, int64_t n);
 void add_inplace(float* y, const float* x, int64_t n);
 
 void dropout_forward(float* out, float* mask, const float* x, const int64_t* row_ids, int N,
-                     int C, float p, uint64_t key);
+                     int C, float p, const uint64_t* key);
 void dropout_backward(float* dx, const float* dout, const float* mask, int64_t n);
 
 void gather_rows(float* out, const float* x, const int32_t* rows, int M, int C);
@@ -55,19 +56,20 @@ void scoring_backward(float* dS, float* db, float* dn, const float* dP, const fl
 // shape.B and shape.H are host values; b_head, n_head, db_head, dn_head are device (H) arrays.
 void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
                        const ops::AttentionShape& shape, Scoring kind, const float* b_head,
-                       const float* n_head, float dropout_p, uint64_t key);
+                       const float* n_head, float dropout_p, const uint64_t* key);
 void attention_backward(float* dqkv, float* db_head, float* dn_head, float* scratch,
                         const float* dctx, const float* qkv, const float* S, const float* P,
                         const float* mask, const ops::AttentionShape& shape, Scoring kind,
                         const float* b_head, const float* n_head);
 
-float cross_entropy_forward(float* lse, const float* logits, const int32_t* targets, int M, int V);
+void cross_entropy_forward(float* loss, float* lse, const float* logits, const int32_t* targets,
+                           int M, int V);
 void cross_entropy_backward(float* dlogits, const float* logits, const float* lse,
                             const int32_t* targets, int M, int V, float dloss);
 void target_log_probs(float* logp, const float* logits, const int32_t* targets, int M, int V);
 
-double sum_squares(const float* g, int64_t n);  // fixed partition: deterministic
+void sum_squares(double* out, const float* g, int64_t n);  // fixed partition: deterministic
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t n,
-                  const ops::AdamWStep& s);
+                  const ops::AdamWStep& s, const ops::AdamWSchedule* schedule);
 
 }  // namespace bb::cuda

@@ -50,9 +50,10 @@ TEST_CASE("attention gradients match finite differences (qkv, b, n; with dropout
       std::vector<double> b = {0.8, 1.7}, n = {1.3, 2.2};
       const auto w = random_vector(int64_t(pk.N()) * C, 12);
       std::vector<double> ctx(pk.N() * C), S(pk.store()), P(pk.store()), M(pk.store());
+      const uint64_t key = 99;
       auto loss = [&] {
         ops::attention_forward<double>(ctx.data(), S.data(), P.data(), M.data(), qkv.data(),
-                                       pk.shape(), kind, b.data(), n.data(), p, 99);
+                                       pk.shape(), kind, b.data(), n.data(), p, &key);
         return dot(w, ctx.data());
       };
       loss();
@@ -81,7 +82,7 @@ TEST_CASE("fused attention equals attention composed from gemm + scoring on a pa
     std::vector<double> ctx(pk.N() * C), S(pk.store()), P(pk.store()), M(pk.store());
     std::vector<double> dqkv(qkv.size()), db(H, 0.0), dn(H, 0.0), scratch(2 * H * 3);
     ops::attention_forward<double>(ctx.data(), S.data(), P.data(), M.data(), qkv.data(),
-                                   pk.shape(), kind, b.data(), n.data(), 0.f, 0);
+                                   pk.shape(), kind, b.data(), n.data(), 0.f, nullptr);
     ops::attention_backward<double>(dqkv.data(), db.data(), dn.data(), scratch.data(), dctx.data(),
                                     qkv.data(), S.data(), P.data(), M.data(), pk.shape(), kind,
                                     b.data(), n.data());
@@ -144,8 +145,8 @@ TEST_CASE("a sequence's attention does not depend on the other sequences in the 
   std::vector<double> S1(alone.store()), P1(alone.store()), M1(alone.store());
   std::vector<double> S2(batch.store()), P2(batch.store()), M2(batch.store());
   ops::attention_forward<double>(c1.data(), S1.data(), P1.data(), M1.data(), alone_qkv.data(),
-                                 alone.shape(), Scoring::ssa, b.data(), n.data(), 0.f, 0);
+                                 alone.shape(), Scoring::ssa, b.data(), n.data(), 0.f, nullptr);
   ops::attention_forward<double>(c2.data(), S2.data(), P2.data(), M2.data(), qkv.data(),
-                                 batch.shape(), Scoring::ssa, b.data(), n.data(), 0.f, 0);
+                                 batch.shape(), Scoring::ssa, b.data(), n.data(), 0.f, nullptr);
   for (int i = 0; i < 3 * C; ++i) CHECK(c1[i] == c2[5 * C + i]);
 }

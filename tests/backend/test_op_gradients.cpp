@@ -111,8 +111,9 @@ TEST_CASE("dropout: keep rate, scaling, determinism, gradient") {
   for (int n = 0; n < N; ++n) rows[n] = n;
   auto x = random_vector(N * C, 1);
   std::vector<double> out(N * C), mask(N * C), mask2(N * C), dx(N * C);
-  ops::dropout_forward<double>(out.data(), mask.data(), x.data(), rows.data(), N, C, p, 42);
-  ops::dropout_forward<double>(out.data(), mask2.data(), x.data(), rows.data(), N, C, p, 42);
+  const uint64_t key = 42, other_key = 43;
+  ops::dropout_forward<double>(out.data(), mask.data(), x.data(), rows.data(), N, C, p, &key);
+  ops::dropout_forward<double>(out.data(), mask2.data(), x.data(), rows.data(), N, C, p, &key);
   CHECK(mask == mask2);
   int kept = 0;
   for (double m : mask) {
@@ -120,16 +121,17 @@ TEST_CASE("dropout: keep rate, scaling, determinism, gradient") {
     kept += m != 0.0;
   }
   CHECK(double(kept) / (N * C) == doctest::Approx(0.9).epsilon(0.02));
-  ops::dropout_forward<double>(out.data(), mask2.data(), x.data(), rows.data(), N, C, p, 43);
+  ops::dropout_forward<double>(out.data(), mask2.data(), x.data(), rows.data(), N, C, p,
+                               &other_key);
   CHECK(mask != mask2);
   const auto w = random_vector(N * C, 2);
   auto loss = [&] {
-    ops::dropout_forward<double>(out.data(), mask.data(), x.data(), rows.data(), N, C, p, 42);
+    ops::dropout_forward<double>(out.data(), mask.data(), x.data(), rows.data(), N, C, p, &key);
     return dot(w, out.data());
   };
   ops::dropout_backward<double>(dx.data(), w.data(), mask.data(), N * C);
   CHECK(fd_max_rel_error(x, dx, loss) < 1e-6);
-  ops::dropout_forward<double>(out.data(), mask.data(), x.data(), rows.data(), N, C, 0.f, 42);
+  ops::dropout_forward<double>(out.data(), mask.data(), x.data(), rows.data(), N, C, 0.f, nullptr);
   CHECK(out == x);
 }
 
@@ -138,8 +140,11 @@ TEST_CASE("cross-entropy: mean loss at scored rows and gradient") {
   auto logits = random_vector(M * V, 1, -3, 3);
   const std::vector<int32_t> targets = {0, 5, 2};
   std::vector<double> lse(M), dl(M * V);
-  auto loss = [&] { return ops::cross_entropy_forward<double>(lse.data(), logits.data(),
-                                                              targets.data(), M, V); };
+  auto loss = [&] {
+    double l = 0;
+    ops::cross_entropy_forward<double>(&l, lse.data(), logits.data(), targets.data(), M, V);
+    return l;
+  };
   const double l = loss();
   double expect = 0;
   for (int m = 0; m < M; ++m) {
@@ -160,6 +165,35 @@ TEST_CASE("cross-entropy: mean loss at scored rows and gradient") {
     sum -= logp[m];
   }
   CHECK(sum / M == doctest::Approx(l).epsilon(1e-12));
+}
+
+TEST_CASE("cross-entropy: rows with target -1 are ignored (loss, mean and gradient)") {
+  const int V = 5;
+  auto logits = random_vector(4 * V, 3, -3, 3);
+  const std::vector<int32_t> padded = {3, -1, 1, -1};
+  std::vector<double> kept_logits(logits.begin(), logits.begin() + V);
+  kept_logits.insert(kept_logits.end(), logits.begin() + 2 * V, logits.begin() + 3 * V);
+  const std::vector<int32_t> kept = {3, 1};
+  double l_padded = 0, l_kept = 0;
+  std::vector<double> lse(4), lse_kept(2), d(4 * V, 7.0), d_kept(2 * V);
+  ops::cross_entropy_forward<double>(&l_padded, lse.data(), logits.data(), padded.data(), 4, V);
+  ops::cross_entropy_forward<double>(&l_kept, lse_kept.data(), kept_logits.data(), kept.data(), 2,
+                                     V);
+  CHECK(l_padded == l_kept);
+  ops::cross_entropy_backward<double>(d.data(), logits.data(), lse.data(), padded.data(), 4, V,
+                                      1.0);
+  ops::cross_entropy_backward<double>(d_kept.data(), kept_logits.data(), lse_kept.data(),
+                                      kept.data(), 2, V, 1.0);
+  for (int v = 0; v < V; ++v) {  // (vectorised exp: the last bit may depend on the address)
+    CHECK(d[v] == doctest::Approx(d_kept[v]).epsilon(1e-14));
+    CHECK(d[V + v] == 0.0);
+    CHECK(d[2 * V + v] == doctest::Approx(d_kept[V + v]).epsilon(1e-14));
+    CHECK(d[3 * V + v] == 0.0);
+  }
+  const std::vector<int32_t> none = {-1, -1};
+  double l_none = 1;
+  ops::cross_entropy_forward<double>(&l_none, lse.data(), logits.data(), none.data(), 2, V);
+  CHECK(l_none == 0.0);
 }
 
 TEST_CASE("residual add") {

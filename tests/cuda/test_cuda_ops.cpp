@@ -138,11 +138,13 @@ TEST_CASE("cuda layernorm, gelu, residual add and dropout") {
   std::vector<int64_t> row_ids(N);
   for (int r = 0; r < N; ++r) row_ids[r] = (int64_t(r % 3) << 16) | (r * 5);
   auto grow = dev(row_ids);
+  const uint64_t key = 1234;  // the CPU op reads it from host memory, the CUDA op from device
+  auto gkey = dev(std::vector<uint64_t>{key});
   for (float p : {0.0f, 0.1f, 0.5f}) {
     std::vector<float> o(n), m(n), back(n);
     DeviceArray<float> go(n), gm(n), gback(n);
-    ops::dropout_forward<float>(o.data(), m.data(), x.data(), row_ids.data(), N, C, p, 1234);
-    cu::dropout_forward(go.data(), gm.data(), gx.data(), grow.data(), N, C, p, 1234);
+    ops::dropout_forward<float>(o.data(), m.data(), x.data(), row_ids.data(), N, C, p, &key);
+    cu::dropout_forward(go.data(), gm.data(), gx.data(), grow.data(), N, C, p, gkey.data());
     CHECK(gm.download() == m);  // the same Philox draws: identical masks
     CHECK(rel_err(go.download(), o) <= kTol);
     ops::dropout_backward<float>(back.data(), dout.data(), m.data(), n);
@@ -200,6 +202,8 @@ TEST_CASE("cuda attention at lengths 1, 7, 64, 128: softmax and SSA, with and wi
   const std::vector<float> bh = {0.5f, 1.f, 1.5f, 2.f, 0.7f, 1.1f, 3.f, 1.f};
   const std::vector<float> nh = {1.1f, 1.5f, 2.f, 3.f, 1.2f, 1.9f, 1.f, 2.5f};
   auto gqkv = dev(qkv), gdctx = dev(dctx), gbh = dev(bh), gnh = dev(nh);
+  const uint64_t key = 77;
+  auto gkey = dev(std::vector<uint64_t>{key});
   for (Scoring kind : {Scoring::softmax, Scoring::ssa})
     for (float p : {0.0f, 0.1f}) {
       CAPTURE(int(kind));
@@ -210,9 +214,9 @@ TEST_CASE("cuda attention at lengths 1, 7, 64, 128: softmax and SSA, with and wi
           gscratch(scratch.size());
       auto gdb = dev(db), gdn = dev(dn);
       ops::attention_forward<float>(ctx.data(), S.data(), P.data(), M.data(), qkv.data(),
-                                    host_shape, kind, bh.data(), nh.data(), p, 77);
+                                    host_shape, kind, bh.data(), nh.data(), p, &key);
       cu::attention_forward(gctx.data(), gS.data(), gP.data(), gM.data(), gqkv.data(), dev_shape,
-                            kind, gbh.data(), gnh.data(), p, 77);
+                            kind, gbh.data(), gnh.data(), p, gkey.data());
       CHECK(rel_err(gctx.download(), ctx) <= kTol);
       CHECK(rel_err(gS.download(), S) <= kTol);
       CHECK(rel_err(gP.download(), P) <= kTol);
@@ -236,21 +240,23 @@ TEST_CASE("cuda cross-entropy, target log-probs, gradient norm and AdamW") {
   const int M = 23, V = 8192;
   const auto logits = random(int64_t(M) * V, 1, -8, 8);
   std::vector<int32_t> targets(M);
-  for (int m = 0; m < M; ++m) targets[m] = (m * 977) % V;
+  for (int m = 0; m < M; ++m) targets[m] = m % 5 == 4 ? -1 : (m * 977) % V;  // some ignored
   auto glogits = dev(logits);
   auto gtargets = dev(targets);
   std::vector<float> lse(M), dlogits(logits.size()), logp(M);
-  DeviceArray<float> glse(M), gdlogits(logits.size()), glogp(M);
-  const float loss = ops::cross_entropy_forward<float>(lse.data(), logits.data(), targets.data(),
-                                                       M, V);
-  CHECK(cu::cross_entropy_forward(glse.data(), glogits.data(), gtargets.data(), M, V) ==
-        doctest::Approx(loss).epsilon(kTol));
+  DeviceArray<float> glse(M), gdlogits(logits.size()), glogp(M), gloss(1);
+  float loss = 0;
+  ops::cross_entropy_forward<float>(&loss, lse.data(), logits.data(), targets.data(), M, V);
+  cu::cross_entropy_forward(gloss.data(), glse.data(), glogits.data(), gtargets.data(), M, V);
+  CHECK(gloss.download()[0] == doctest::Approx(loss).epsilon(kTol));
   CHECK(rel_err(glse.download(), lse) <= kTol);
   ops::cross_entropy_backward<float>(dlogits.data(), logits.data(), lse.data(), targets.data(), M,
                                      V, 1.f);
   cu::cross_entropy_backward(gdlogits.data(), glogits.data(), glse.data(), gtargets.data(), M, V,
                              1.f);
   CHECK(rel_err(gdlogits.download(), dlogits) <= kTol);
+  for (int32_t& t : targets) t = std::max(t, 0);  // log-probs: every row scored
+  gtargets = dev(targets);
   ops::target_log_probs<float>(logp.data(), logits.data(), targets.data(), M, V);
   cu::target_log_probs(glogp.data(), glogits.data(), gtargets.data(), M, V);
   CHECK(rel_err(glogp.download(), logp) <= kTol);
@@ -259,11 +265,16 @@ TEST_CASE("cuda cross-entropy, target log-probs, gradient norm and AdamW") {
   const auto g = random(n, 2);
   auto p = random(n, 3), m = random(n, 4, 0, 0.1f), v = random(n, 5, 0, 0.01f);
   auto gg = dev(g), gp = dev(p), gm = dev(m), gv = dev(v);
-  CHECK(cu::sum_squares(gg.data(), n) ==
-        doctest::Approx(ops::sum_squares(g.data(), n)).epsilon(1e-9));
-  const ops::AdamWStep step{1e-3f, 0.9f, 0.999f, 1e-6f, 0.01f, 0.5f, 7, true};
-  ops::adamw_update(p.data(), g.data(), m.data(), v.data(), n, step);
-  cu::adamw_update(gp.data(), gg.data(), gm.data(), gv.data(), n, step);
+  // The schedule: lr 1e-3 at update 7; sumsq written by sum_squares on each side (the gradient
+  // norm is ~316, so clip 0.5 scales the gradient).
+  ops::AdamWSchedule sched{1e-3, 7, 0};
+  auto gsched = dev(std::vector<ops::AdamWSchedule>{sched});
+  ops::sum_squares(&sched.sumsq, g.data(), n);
+  cu::sum_squares(&gsched.data()->sumsq, gg.data(), n);
+  CHECK(gsched.download()[0].sumsq == doctest::Approx(sched.sumsq).epsilon(1e-9));
+  const ops::AdamWStep step{0.9f, 0.999f, 1e-6f, 0.01f, 1.0, 0.5, true};
+  ops::adamw_update(p.data(), g.data(), m.data(), v.data(), n, step, &sched);
+  cu::adamw_update(gp.data(), gg.data(), gm.data(), gv.data(), n, step, gsched.data());
   CHECK(rel_err(gp.download(), p) <= kTol);
   CHECK(rel_err(gm.download(), m) <= kTol);
   CHECK(rel_err(gv.download(), v) <= kTol);

@@ -2,6 +2,9 @@
 // weights; a resumed run equals an uninterrupted one bit for bit; a stop request checkpoints.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "common/error.h"
 #include "corpora/synthetic.h"
 #include "encoder/trainer.h"
@@ -48,6 +51,40 @@ TEST_CASE("tiny drives the loss on one fixed batch to near zero (softmax and SSA
     });
     CHECK(first > 5.0);  // about log(512) at the start
     CHECK(last < 0.05);
+  }
+}
+
+TEST_CASE("a batch padded to a fixed shape gives the original loss and gradients (dropout on)") {
+  // pad_to_shape is what a captured CUDA step trains on: it must change nothing.
+  for (Scoring s : {Scoring::softmax, Scoring::ssa}) {
+    CAPTURE(scoring_name(s));
+    const Config c = tiny_config(s, 512);
+    Batch plain;
+    synthetic_batch(3, 0, 4, MaskingOptions{.vocab_size = 512}, 24, plain);
+    Batch padded = plain;
+    pad_to_shape(padded, c.pad_id, 16, 8);
+    CHECK(padded.num_seqs() == plain.num_seqs() + 1);
+    CHECK(padded.num_tokens() % 16 == 0);
+    CHECK(padded.num_rows() % 8 == 0);
+    CHECK(padded.num_rows() > plain.num_rows());  // the test must exercise ignored rows
+    const Capacity cap = padded_capacity(kCap, 16, 8);
+    Model<float> a(c, cap), b(c, cap);
+    a.init_weights(5);
+    b.init_weights(5);
+    a.zero_grads();
+    b.zero_grads();
+    const StepContext ctx{true, 9, 3};
+    const float la = a.forward(plain, ctx), lb = b.forward(padded, ctx);
+    CHECK(la == doctest::Approx(lb).epsilon(1e-6));
+    a.backward();
+    b.backward();
+    double scale = 0, diff = 0;
+    for (size_t i = 0; i < a.grads.size(); ++i) {
+      scale = std::max(scale, double(std::abs(a.grads[i])));
+      diff = std::max(diff, double(std::abs(a.grads[i] - b.grads[i])));
+    }
+    CHECK(scale > 0);
+    CHECK(diff <= 1e-5 * scale);
   }
 }
 
