@@ -19,13 +19,20 @@ using namespace bb;
 
 using test::rel_err;
 
+namespace {
+Config tiny_config(Scoring scoring) {
+  Config c = preset("tiny");
+  c.vocab_size = 512;
+  c.scoring = scoring;
+  return c;
+}
+}  // namespace
+
 TEST_CASE("one training step of tiny on CUDA equals the CPU's (softmax and SSA, dropout on)") {
   SKIP_WITHOUT_CUDA_DEVICE();
   for (Scoring scoring : {Scoring::softmax, Scoring::ssa}) {
     CAPTURE(int(scoring));
-    Config c = preset("tiny");
-    c.vocab_size = 512;
-    c.scoring = scoring;
+    const Config c = tiny_config(scoring);
     Batch batch;
     synthetic_batch(3, 0, 16, {.vocab_size = c.vocab_size}, c.max_tokens(), batch);
     const Capacity cap{16, batch.num_tokens(), c.max_tokens(), batch.num_rows()};
@@ -66,9 +73,7 @@ TEST_CASE("training with CUDA graphs follows the CPU step for step (softmax and 
   SKIP_WITHOUT_CUDA_DEVICE();
   for (Scoring scoring : {Scoring::softmax, Scoring::ssa}) {
     CAPTURE(int(scoring));
-    Config c = preset("tiny");
-    c.vocab_size = 512;
-    c.scoring = scoring;
+    const Config c = tiny_config(scoring);
     TrainOptions o;
     o.steps = 24, o.seed = 3;
     o.optim.lr = 1e-3, o.optim.warmup_steps = 4;
