@@ -37,7 +37,8 @@ void StepGraphs::run(uint64_t key, const std::function<void()>& body) {
     graph = cuda::end_capture();
   } catch (const std::exception& e) {
     cuda::abort_capture();
-    std::fprintf(stderr, "warning: CUDA graph capture failed (%s); running steps without graphs\n",
+    std::fprintf(stderr,
+                 "babyberta: warning: CUDA graph capture failed (%s); steps run without graphs\n",
                  e.what());
     enabled_ = false;
     clear();
