@@ -1,5 +1,6 @@
 #include "backend/staging.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 

@@ -43,11 +43,13 @@ double AdamW::update(float* params, const float* grads) {
   return grad_norm();
 }
 
-void AdamW::stage() {
+double AdamW::stage() {
+  const double lr = lr_at(opt_, step);
   schedule_.begin_write();
-  *schedule_.host<ops::AdamWSchedule>(0) = {lr_at(opt_, step), double(step + 1), 0.0};
+  *schedule_.host<ops::AdamWSchedule>(0) = {lr, double(step + 1), 0.0};
   schedule_.upload();
   ++step;
+  return lr;
 }
 
 void AdamW::apply(float* params, const float* grads) {

@@ -2,7 +2,6 @@
 // schedule (linear warmup, then linear decay to 0, as HF get_linear_schedule_with_warmup).
 #pragma once
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "backend/device.h"
@@ -37,8 +36,9 @@ class AdamW {
   // One update with lr_at(step) of device pointers; returns the gradient norm before clipping.
   // Frozen SSA values are left unchanged. = stage(), apply(), grad_norm().
   double update(float* params, const float* grads);
-  // The next update's learning rate and step number to the device (counts the update).
-  void stage();
+  // The next update's learning rate and step number to the device (counts the update); returns
+  // that learning rate.
+  double stage();
   // Queues the update: the gradient norm, then AdamW with clipping, reading the staged values
   // from device memory (so a CUDA step can be captured in a graph).
   void apply(float* params, const float* grads);

@@ -61,9 +61,8 @@ int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>&
     source_(state_.seed, state_.step, batch_);
     const int tokens = batch_.num_tokens();
     if (graphs_.active()) pad_to_shape(batch_, model_.config().pad_id, kTokenMultiple, kRowMultiple);
-    const double lr = lr_at(opt_.options(), opt_.step);
     model_.stage(batch_, {true, state_.seed, state_.step});
-    opt_.stage();
+    const double lr = opt_.stage();
     // The step's ops, with no host value that changes between steps: replayable as a CUDA graph.
     graphs_.run(shape_key(batch_), [this] {
       model_.zero_grads();

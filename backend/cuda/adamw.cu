@@ -1,6 +1,4 @@
 // AdamW (PyTorch's formulation) and the gradient norm for global clipping.
-#include <cmath>
-
 #include "backend/adamw_coefficients.h"
 #include "backend/cuda/kernels.cuh"
 #include "backend/cuda/ops.h"
