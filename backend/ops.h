@@ -10,6 +10,7 @@
 // overwrite (=).
 #pragma once
 #include <cstdint>
+#include <memory>
 
 namespace bb {
 
@@ -31,6 +32,21 @@ void linear_forward(T* y, const T* x, const T* W, const T* bias, int N, int in, 
 template <typename T>
 void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
                      int out);
+
+// ---- Linear with frozen weights (CPU inference, float) -----------------------------------------
+// For a model whose weights no longer change (the scorer's replicas). freeze_linear copies
+// W(out,in) once into oneDNN's blocked layout; linear_frozen_forward then computes
+// y(N,out) = x(N,in) W^T + bias(out) with the bias fused into the product, sparing the
+// re-packing of W that cblas does on every call (bench/RESULTS.md: ~15% of a pll run). Equal to
+// linear_forward up to the order of float rounding. The copy does not follow later changes of W:
+// freeze again. In a build without oneDNN (-DBABYBERTA_ONEDNN=OFF) it keeps W's address and
+// calls linear_forward. One FrozenLinear serves one thread at a time (it caches one compiled
+// kernel per row count).
+class FrozenLinear;
+std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out);
+void linear_frozen_forward(float* y, const float* x, FrozenLinear& W, const float* bias, int N);
+// "onednn X.Y.Z" or "cblas": what linear_frozen_forward runs on (benchmarks report it).
+const char* frozen_linear_backend();
 
 // ---- Embedding ---------------------------------------------------------------------------------
 // out(N,C) = wte[ids[n]] + wpe[pos[n]] + wtt[0]

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "cli/commands.h"
@@ -146,26 +147,70 @@ void bench_train(const BenchArgs& a) {
   fmt::print("{}\n", out.dump());
 }
 
-// The machine's GEMM peak as this build sees it: square sgemm of size 1024, best of 3 rounds.
-void bench_gemm(const BenchArgs& a) {
-  set_threads(a.threads);
-  const int n = 1024;
-  Buffer<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.f);
+// Best GFLOP/s of 3 rounds of `product` (flops each), a third of `seconds` per round.
+double best_gflops(double seconds, double flops, const std::function<void()>& product) {
   using clock = std::chrono::steady_clock;
   double best = 0;
   for (int round = 0; round < 3; ++round) {
     int reps = 0;
     const auto t0 = clock::now();
     double el = 0;
-    while (el < a.seconds / 3) {
-      ops::gemm<float>(false, true, n, n, n, 1.f, A.data(), n, B.data(), n, 0.f, C.data(), n);
+    while (el < seconds / 3) {
+      product();
       ++reps;
       el = std::chrono::duration<double>(clock::now() - t0).count();
     }
-    best = std::max(best, 2.0 * n * n * n * reps / el * 1e-9);
+    best = std::max(best, flops * reps / el * 1e-9);
   }
-  const nlohmann::json out{{"bench", "gemm"}, {"threads", a.threads}, {"size", n},
-                           {"openblas_core", openblas_get_corename()}, {"gflops", best}};
+  return best;
+}
+
+// The machine's GEMM peak as this build sees it (square sgemm of size 1024), and what the
+// encoder's linear layers get: the preset's four projections of a layer (qkv, attention out,
+// FFN in, FFN out) over 512 rows, bias included, as training runs them (OpenBLAS,
+// ops::linear_forward) and as scoring does (weights frozen, ops::linear_frozen_forward).
+void bench_gemm(const BenchArgs& a) {
+  set_threads(a.threads);
+  const int n = 1024;
+  Buffer<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.f);
+  const double sgemm = best_gflops(a.seconds / 3, 2.0 * n * n * n, [&] {
+    ops::gemm<float>(false, true, n, n, n, 1.f, A.data(), n, B.data(), n, 0.f, C.data(), n);
+  });
+
+  const Config c = preset(a.preset);
+  const int rows = 512, H = c.hidden, F = c.ffn;
+  struct Proj {
+    int in, out;
+    Buffer<float> W, bias;
+    std::shared_ptr<ops::FrozenLinear> frozen;
+  };
+  std::vector<Proj> layer;
+  double flops = 0;
+  for (auto [in, out] : {std::pair{H, 3 * H}, {H, H}, {H, F}, {F, H}}) {
+    Proj p{in, out, Buffer<float>(int64_t(out) * in, 0.01f), Buffer<float>(out, 0.1f), nullptr};
+    p.frozen = ops::freeze_linear(p.W.data(), in, out);
+    layer.push_back(std::move(p));
+    flops += 2.0 * rows * in * out;
+  }
+  Buffer<float> x(int64_t(rows) * F, 0.5f), y(int64_t(rows) * std::max(3 * H, F), 0.f);
+  const double cblas_layer = best_gflops(a.seconds / 3, flops, [&] {
+    for (const Proj& p : layer)
+      ops::linear_forward<float>(y.data(), x.data(), p.W.data(), p.bias.data(), rows, p.in, p.out);
+  });
+  const double frozen_layer = best_gflops(a.seconds / 3, flops, [&] {
+    for (const Proj& p : layer)
+      ops::linear_frozen_forward(y.data(), x.data(), *p.frozen, p.bias.data(), rows);
+  });
+  const nlohmann::json out{{"bench", "gemm"},
+                           {"threads", a.threads},
+                           {"size", n},
+                           {"openblas_core", openblas_get_corename()},
+                           {"gflops", sgemm},
+                           {"preset", a.preset},
+                           {"layer_rows", rows},
+                           {"layer_cblas_gflops", cblas_layer},
+                           {"cpu_linear", ops::frozen_linear_backend()},
+                           {"layer_frozen_gflops", frozen_layer}};
   fmt::print("{}\n", out.dump());
 }
 
@@ -238,7 +283,8 @@ void bench_score(const BenchArgs& a) {
                      {"attention", a.attention}, {"device", device_label(device)},
                      {"tf32", a.tf32}, {"threads", a.threads},
                      {"batch_tokens", scorer.batch_tokens()},
-                     {"openblas_core", openblas_get_corename()}, {"repeat", a.repeat},
+                     {"openblas_core", openblas_get_corename()},
+                     {"cpu_linear", ops::frozen_linear_backend()}, {"repeat", a.repeat},
                      {"sentences", total_n}, {"seconds", total_s},
                      {"mean_len", double(total_tokens) / total_n}};
   out.update(median_rates(windows));

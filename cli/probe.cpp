@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "cli/commands.h"
+#include "backend/ops.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "cli/progress.h"
@@ -76,6 +77,7 @@ ProbeSummary run_probe(const ProbeArgs& a) {
                         {"suite_files", files},
                         {"threads", a.threads},
                         {"device", device_label(device)},
+                        {"cpu_linear", ops::frozen_linear_backend()},
                         {"date", utc_now()},
                         {"seconds", progress.seconds()},
                         {"sentences_per_s", double(sentences.size()) / progress.seconds()}}}};

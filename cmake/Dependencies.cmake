@@ -19,6 +19,15 @@ add_library(bb::openblas INTERFACE IMPORTED)
 target_link_libraries(bb::openblas INTERFACE ${BB_OPENBLAS_LIBRARY})
 target_include_directories(bb::openblas INTERFACE ${BB_OPENBLAS_INCLUDE})
 
+# oneDNN (libdnnl-dev, its OpenMP build): the scorer's linear layers over pre-packed weights.
+if(BABYBERTA_ONEDNN)
+  find_package(dnnl 2.6 CONFIG)
+  if(NOT dnnl_FOUND)
+    message(FATAL_ERROR "oneDNN not found: run scripts/install-deps.sh, or configure with "
+                        "-DBABYBERTA_ONEDNN=OFF to score with OpenBLAS alone")
+  endif()
+endif()
+
 find_package(ICU 70 REQUIRED COMPONENTS uc i18n)
 find_package(OpenSSL REQUIRED)
 find_package(CURL REQUIRED)

@@ -129,6 +129,36 @@ typename Model<T>::StagedIndices Model<T>::staged() const {
 template <typename T>
 void Model<T>::upload_params() {
   if (device_ == Device::cuda) dparams_.from_host(params.data(), params.size());
+  if (device_ == Device::cpu && cap_.inference_only) freeze_linear_layers();
+}
+
+template <typename T>
+void Model<T>::freeze_linear_layers() {
+  if constexpr (std::is_same_v<T, float>) {
+    frozen_.clear();
+    ParamViews<T> pv(layout_, cfg_, params.data());
+    const int C = cfg_.hidden, F = cfg_.ffn;
+    auto freeze = [&](const T* W, int in, int out) {
+      frozen_[W] = ops::freeze_linear(W, in, out);
+    };
+    for (const auto& w : pv.layers) {
+      freeze(w.qkv_w, C, 3 * C);
+      freeze(w.attn_out_w, C, C);
+      freeze(w.ffn_in_w, C, F);
+      freeze(w.ffn_out_w, F, C);
+    }
+    freeze(pv.head_dense_w, C, C);
+    freeze(pv.wte, C, cfg_.vocab_size);  // the tied decoder
+  }
+}
+
+template <typename T>
+void Model<T>::linear(T* y, const T* x, const T* W, const T* bias, int N, int in, int out) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (const auto it = frozen_.find(W); it != frozen_.end())
+      return ops::linear_frozen_forward(y, x, *it->second, bias, N);
+  }
+  ops::linear_forward<T>(y, x, W, bias, N, in, out);
 }
 
 template <typename T>
@@ -292,7 +322,7 @@ void Model<T>::run_forward() {
     T* nh = ssa_n_.data() + l * H;
     if (cfg_.scoring == Scoring::ssa) ops::ssa_effective<T>(bh, nh, w.ssa_beta, w.ssa_nu, H);
     // Self-attention: fused QKV, scores, scoring, context; dense -> dropout -> + x -> LayerNorm
-    ops::linear_forward<T>(a.qkv, a.x, w.qkv_w, w.qkv_b, N, C, 3 * C);
+    linear(a.qkv, a.x, w.qkv_w, w.qkv_b, N, C, 3 * C);
     ops::attention_forward<T>(a.ctx, a.S, a.P, a.Pmask, a.qkv, shape, cfg_.scoring, bh, nh, p_att,
                               key(1 + 3 * l));
     // Only the scored rows of the last layer reach the LM head: after its attention (which needs
@@ -308,7 +338,7 @@ void Model<T>::run_forward() {
       ops::gather_rows<T>(sel_x_.data(), a.x, in.rows, M, C);
       ctx_in = sel_ctx_.data(), x_in = sel_x_.data(), ids_in = in.sel_row_ids;
     }
-    ops::linear_forward<T>(pre_dropout(a.res1), ctx_in, w.attn_out_w, w.attn_out_b, R, C, C);
+    linear(pre_dropout(a.res1), ctx_in, w.attn_out_w, w.attn_out_b, R, C, C);
     if (dropout)
       ops::dropout_forward<T>(a.res1, a.ao_mask, t1_.data(), ids_in, R, C, p_hidden,
                               key(2 + 3 * l));
@@ -316,9 +346,9 @@ void Model<T>::run_forward() {
     ops::layernorm_forward<T>(a.h1, a.ln1_mean, a.ln1_rstd, a.res1, w.ln1_w, w.ln1_b, R, C,
                               T(cfg_.layer_norm_eps));
     // Feed-forward: dense -> GELU -> dense -> dropout -> + h1 -> LayerNorm
-    ops::linear_forward<T>(a.f1, a.h1, w.ffn_in_w, w.ffn_in_b, R, C, F);
+    linear(a.f1, a.h1, w.ffn_in_w, w.ffn_in_b, R, C, F);
     ops::gelu_forward<T>(a.g, a.f1, int64_t(R) * F);
-    ops::linear_forward<T>(pre_dropout(a.res2), a.g, w.ffn_out_w, w.ffn_out_b, R, F, C);
+    linear(pre_dropout(a.res2), a.g, w.ffn_out_w, w.ffn_out_b, R, F, C);
     if (dropout)
       ops::dropout_forward<T>(a.res2, a.fo_mask, t1_.data(), ids_in, R, C, p_hidden,
                               key(3 + 3 * l));
@@ -328,11 +358,11 @@ void Model<T>::run_forward() {
   }
 
   // LM head at the scored rows (hx_): dense -> GELU -> LayerNorm -> decoder (tied) + bias
-  ops::linear_forward<T>(hd_.data(), hx_.data(), pv.head_dense_w, pv.head_dense_b, M, C, C);
+  linear(hd_.data(), hx_.data(), pv.head_dense_w, pv.head_dense_b, M, C, C);
   ops::gelu_forward<T>(hg_.data(), hd_.data(), int64_t(M) * C);
   ops::layernorm_forward<T>(hl_.data(), h_mean_.data(), h_rstd_.data(), hg_.data(), pv.head_ln_w,
                             pv.head_ln_b, M, C, T(cfg_.layer_norm_eps));
-  ops::linear_forward<T>(logits_.data(), hl_.data(), pv.wte, pv.head_bias, M, C, V);
+  linear(logits_.data(), hl_.data(), pv.wte, pv.head_bias, M, C, V);
   if (has_loss_)
     ops::cross_entropy_forward<T>(loss_.data(), lse_.data(), logits_.data(), in.labels, M, V);
 }

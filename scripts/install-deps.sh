@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian bookworm packages babyberta.cpp builds and tests with. OpenBLAS is the
-# OpenMP build, so BLAS and our own loops share one thread pool (see README, Threads). Idempotent:
+# OpenMP build, so BLAS and our own loops share one thread pool (see README, Threads); so is
+# oneDNN (libdnnl-dev; its CMake package needs the OpenCL development files). Idempotent:
 # packages already present are skipped, so a second run does no network work.
 set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libeigen3-dev libopenblas-openmp-dev
+  libeigen3-dev libopenblas-openmp-dev libdnnl-dev ocl-icd-opencl-dev
   libicu-dev libsentencepiece-dev
   doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libssl-dev libcurl4-openssl-dev

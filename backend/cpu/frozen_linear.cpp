@@ -1,0 +1,152 @@
+// Linear with frozen weights: oneDNN's matmul over weights reordered once (ops.h).
+#include "backend/device.h"
+#include "backend/ops.h"
+#include "common/error.h"
+
+#ifdef BABYBERTA_HAVE_ONEDNN
+#include <omp.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+#include <unordered_map>
+#endif
+
+namespace bb::ops {
+
+#ifdef BABYBERTA_HAVE_ONEDNN
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+// A (rows, cols) f32 matrix: Tag::ab is row-major; Tag::ba is a (rows, cols) view of a row-major
+// (cols, rows) buffer, i.e. W^T read in place; Tag::any lets oneDNN choose (its blocked layout).
+memory::desc matrix(int64_t rows, int64_t cols, Tag tag) {
+  return memory::desc({rows, cols}, memory::data_type::f32, tag);
+}
+
+// The product y(N,out) = x(N,in) Wt(in,out) + bias(1,out), weights in oneDNN's own layout.
+dnnl::matmul::primitive_desc plan(int N, int in, int out) {
+  return {dnnl::matmul::desc(matrix(N, in, Tag::ab), matrix(in, out, Tag::any),
+                             matrix(1, out, Tag::ab), matrix(N, out, Tag::ab)),
+          cpu_engine()};
+}
+
+// The threads oneDNN will use where it runs now (one inside our parallel regions).
+int threads_here() { return omp_in_parallel() ? 1 : omp_get_max_threads(); }
+
+}  // namespace
+
+class FrozenLinear {
+ public:
+  FrozenLinear(const float* W, int in, int out) : in_(in), out_(out) {
+    // The blocked weight layout depends on (in, out) only, not on N (checked for N = 1..1,024
+    // on this machine's AVX-512 kernels), so one copy serves every row count; run() checks it.
+    const auto pd = plan(1, in, out);
+    packed_ = memory(pd.weights_desc(), cpu_engine());
+    memory user(matrix(in, out, Tag::ba), cpu_engine(), const_cast<float*>(W));
+    dnnl::reorder(user, packed_).execute(thread_stream(), user, packed_);
+    thread_stream().wait();
+  }
+
+  void run(float* y, const float* x, const float* bias, int N) {
+    const int64_t key = int64_t(N) * 1024 + threads_here();
+    auto it = kernels_.find(key);
+    if (it == kernels_.end()) {
+      const auto pd = plan(N, in_, out_);
+      BB_CHECK(pd.weights_desc() == packed_.get_desc(),
+               "internal: oneDNN wants another weight layout for {} rows of a {}x{} linear", N,
+               in_, out_);
+      it = kernels_.emplace(key, Kernel{dnnl::matmul(pd), pd.src_desc(), pd.dst_desc(),
+                                        pd.bias_desc()})
+               .first;
+    }
+    const Kernel& k = it->second;
+    // oneDNN takes non-const handles; it only reads SRC and BIAS.
+    memory src(k.src, cpu_engine(), const_cast<float*>(x));
+    memory b(k.bias, cpu_engine(), const_cast<float*>(bias));
+    memory dst(k.dst, cpu_engine(), y);
+    k.matmul.execute(thread_stream(), {{DNNL_ARG_SRC, src},
+                                       {DNNL_ARG_WEIGHTS, packed_},
+                                       {DNNL_ARG_BIAS, b},
+                                       {DNNL_ARG_DST, dst}});
+    thread_stream().wait();
+  }
+
+ private:
+  struct Kernel {
+    dnnl::matmul matmul;  // JIT-compiled for one row count and thread count
+    memory::desc src, dst, bias;
+  };
+  int in_, out_;
+  memory packed_;                               // W^T in oneDNN's layout
+  std::unordered_map<int64_t, Kernel> kernels_;  // key: N * 1024 + threads
+};
+
+std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out) {
+  try {
+    return std::make_shared<FrozenLinear>(W, in, out);
+  } catch (const dnnl::error& e) {
+    fail("oneDNN could not prepare a {}x{} linear layer: {}", out, in, e.what());
+  }
+}
+
+void linear_frozen_forward(float* y, const float* x, FrozenLinear& W, const float* bias, int N) {
+  BB_CHECK(current_device() == Device::cpu, "internal: frozen linear layers are CPU only");
+  if (N == 0) return;
+  try {
+    W.run(y, x, bias, N);
+  } catch (const dnnl::error& e) {
+    fail("oneDNN matmul over {} rows failed: {}", N, e.what());
+  }
+}
+
+const char* frozen_linear_backend() {
+  static const std::string name = [] {
+    const dnnl_version_t* v = dnnl_version();
+    return "onednn " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+           std::to_string(v->patch);
+  }();
+  return name.c_str();
+}
+
+#else  // without oneDNN: W's address, and the cblas path
+
+class FrozenLinear {
+ public:
+  FrozenLinear(const float* W, int in, int out) : W_(W), in_(in), out_(out) {}
+  void run(float* y, const float* x, const float* bias, int N) const {
+    linear_forward<float>(y, x, W_, bias, N, in_, out_);
+  }
+
+ private:
+  const float* W_;
+  int in_, out_;
+};
+
+std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out) {
+  return std::make_shared<FrozenLinear>(W, in, out);
+}
+
+void linear_frozen_forward(float* y, const float* x, FrozenLinear& W, const float* bias, int N) {
+  BB_CHECK(current_device() == Device::cpu, "internal: frozen linear layers are CPU only");
+  if (N == 0) return;
+  W.run(y, x, bias, N);
+}
+
+const char* frozen_linear_backend() { return "cblas"; }
+
+#endif
+
+}  // namespace bb::ops
