@@ -38,8 +38,8 @@ void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W
 // W(out,in) once into oneDNN's blocked layout; linear_frozen_forward then computes
 // y(N,out) = x(N,in) W^T + bias(out) with the bias fused into the product, sparing the
 // re-packing of W that cblas does on every call (bench/RESULTS.md: ~15% of a pll run). Equal to
-// linear_forward up to the order of float rounding. The copy does not follow later changes of W:
-// freeze again. In a build without oneDNN (-DBABYBERTA_ONEDNN=OFF) it keeps W's address and
+// linear_forward up to the order of float rounding. After W changes, freeze it again (oneDNN's
+// copy does not follow W). In a build without oneDNN (-DBABYBERTA_ONEDNN=OFF) it keeps W's address and
 // calls linear_forward. One FrozenLinear serves one thread at a time (it caches one compiled
 // kernel per row count).
 class FrozenLinear;
