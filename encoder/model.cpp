@@ -129,34 +129,17 @@ typename Model<T>::StagedIndices Model<T>::staged() const {
 template <typename T>
 void Model<T>::upload_params() {
   if (device_ == Device::cuda) dparams_.from_host(params.data(), params.size());
-  if (device_ == Device::cpu && cap_.inference_only) freeze_linear_layers();
-}
-
-template <typename T>
-void Model<T>::freeze_linear_layers() {
-  if constexpr (std::is_same_v<T, float>) {
-    frozen_.clear();
-    ParamViews<T> pv(layout_, cfg_, params.data());
-    const int C = cfg_.hidden, F = cfg_.ffn;
-    auto freeze = [&](const T* W, int in, int out) {
-      frozen_[W] = ops::freeze_linear(W, in, out);
-    };
-    for (const auto& w : pv.layers) {
-      freeze(w.qkv_w, C, 3 * C);
-      freeze(w.attn_out_w, C, C);
-      freeze(w.ffn_in_w, C, F);
-      freeze(w.ffn_out_w, F, C);
-    }
-    freeze(pv.head_dense_w, C, C);
-    freeze(pv.wte, C, cfg_.vocab_size);  // the tied decoder
-  }
+  frozen_.clear();  // linear() freezes the new weights at the next forward
 }
 
 template <typename T>
 void Model<T>::linear(T* y, const T* x, const T* W, const T* bias, int N, int in, int out) {
   if constexpr (std::is_same_v<T, float>) {
-    if (const auto it = frozen_.find(W); it != frozen_.end())
-      return ops::linear_frozen_forward(y, x, *it->second, bias, N);
+    if (device_ == Device::cpu && cap_.inference_only) {
+      std::shared_ptr<ops::FrozenLinear>& frozen = frozen_[W];
+      if (!frozen) frozen = ops::freeze_linear(W, in, out);
+      return ops::linear_frozen_forward(y, x, *frozen, bias, N);
+    }
   }
   ops::linear_forward<T>(y, x, W, bias, N, in, out);
 }

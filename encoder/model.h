@@ -40,8 +40,8 @@ class Model {
 
   Buffer<T> params;  // (layout.total) host copy
   Buffer<T> grads;   // (layout.total) host copy
-  // After changing `params` on the host: copies them to the GPU; for an inference-only CPU float
-  // model, freezes its linear layers (ops::freeze_linear) instead.
+  // After changing `params` on the host: copies them to the GPU, and drops the frozen linear
+  // layers of an inference-only CPU model (re-frozen from `params` at the next forward).
   void upload_params();
   void download();       // device -> `params`, `grads`
   T* param_data() { return device_ == Device::cpu ? params.data() : dparams_.data(); }
@@ -71,9 +71,9 @@ class Model {
         *fo_mask, *res2, *ln2_mean, *ln2_rstd;
   };
   LayerActs acts(int l);
-  // y(N,out) = x(N,in) W^T + bias: over W's frozen copy where upload_params() made one.
+  // y(N,out) = x(N,in) W^T + bias. An inference-only CPU float model freezes W on first use
+  // (ops::freeze_linear) and runs the frozen product from then on.
   void linear(T* y, const T* x, const T* W, const T* bias, int N, int in, int out);
-  void freeze_linear_layers();
   T* x_out(int l);  // input of layer l+1 (or of the head)
   uint64_t dropout_key(const StepContext& ctx, int site) const;
   const uint64_t* key(int site) const { return inputs_->device<uint64_t>(kKeys) + site; }
@@ -103,7 +103,8 @@ class Model {
   Array<T> f1g_{device_}, dqkv_{device_}, dh1_{device_}, dh2_{device_}, dlogits_{device_};
   Array<T> att_scratch_{device_}, dbn_{device_};
   Array<T> loss_{device_};  // (1)
-  // Inference-only CPU float models: each linear layer's weights (by address in params), frozen.
+  // Inference-only CPU float models: each linear layer's weights (by address in params), frozen
+  // since the last upload_params().
   std::unordered_map<const T*, std::shared_ptr<ops::FrozenLinear>> frozen_;
   // The staged batch: slots of inputs_ (kIds ... kKeys), read by the ops on device_.
   enum Slot { kIds, kPos, kRowIds, kOffsets, kStoreAt, kRows, kLabels, kSelRowIds, kKeys };

@@ -51,16 +51,30 @@ int threads_here() { return omp_in_parallel() ? 1 : omp_get_max_threads(); }
 class FrozenLinear {
  public:
   FrozenLinear(const float* W, int in, int out) : in_(in), out_(out) {
-    // The blocked weight layout depends on (in, out) only, not on N (checked for N = 1..1,024
-    // on this machine's AVX-512 kernels), so one copy serves every row count; run() checks it.
-    const auto pd = plan(1, in, out);
-    packed_ = memory(pd.weights_desc(), cpu_engine());
-    memory user(matrix(in, out, Tag::ba), cpu_engine(), const_cast<float*>(W));
-    dnnl::reorder(user, packed_).execute(thread_stream(), user, packed_);
-    thread_stream().wait();
+    try {
+      // The blocked weight layout depends on (in, out) only, not on N (checked for N = 1..1,024
+      // on this machine's AVX-512 kernels), so one copy serves every row count; run() checks it.
+      const auto pd = plan(1, in, out);
+      packed_ = memory(pd.weights_desc(), cpu_engine());
+      memory user(matrix(in, out, Tag::ba), cpu_engine(), const_cast<float*>(W));
+      dnnl::reorder(user, packed_).execute(thread_stream(), user, packed_);
+      thread_stream().wait();
+    } catch (const dnnl::error& e) {
+      fail("oneDNN could not prepare a {}x{} linear layer: {}", out, in, e.what());
+    }
   }
 
   void run(float* y, const float* x, const float* bias, int N) {
+    try {
+      run_unchecked(y, x, bias, N);
+    } catch (const dnnl::error& e) {
+      fail("oneDNN matmul over {} rows of a {}x{} linear layer failed: {}", N, out_, in_,
+           e.what());
+    }
+  }
+
+ private:
+  void run_unchecked(float* y, const float* x, const float* bias, int N) {
     const int64_t key = int64_t(N) * 1024 + threads_here();
     auto it = kernels_.find(key);
     if (it == kernels_.end()) {
@@ -84,7 +98,6 @@ class FrozenLinear {
     thread_stream().wait();
   }
 
- private:
   struct Kernel {
     dnnl::matmul matmul;  // JIT-compiled for one row count and thread count
     memory::desc src, dst, bias;
@@ -93,24 +106,6 @@ class FrozenLinear {
   memory packed_;                               // W^T in oneDNN's layout
   std::unordered_map<int64_t, Kernel> kernels_;  // key: N * 1024 + threads
 };
-
-std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out) {
-  try {
-    return std::make_shared<FrozenLinear>(W, in, out);
-  } catch (const dnnl::error& e) {
-    fail("oneDNN could not prepare a {}x{} linear layer: {}", out, in, e.what());
-  }
-}
-
-void linear_frozen_forward(float* y, const float* x, FrozenLinear& W, const float* bias, int N) {
-  BB_CHECK(current_device() == Device::cpu, "internal: frozen linear layers are CPU only");
-  if (N == 0) return;
-  try {
-    W.run(y, x, bias, N);
-  } catch (const dnnl::error& e) {
-    fail("oneDNN matmul over {} rows failed: {}", N, e.what());
-  }
-}
 
 const char* frozen_linear_backend() {
   static const std::string name = [] {
@@ -135,6 +130,10 @@ class FrozenLinear {
   int in_, out_;
 };
 
+const char* frozen_linear_backend() { return "cblas"; }
+
+#endif
+
 std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out) {
   return std::make_shared<FrozenLinear>(W, in, out);
 }
@@ -144,9 +143,5 @@ void linear_frozen_forward(float* y, const float* x, FrozenLinear& W, const floa
   if (N == 0) return;
   W.run(y, x, bias, N);
 }
-
-const char* frozen_linear_backend() { return "cblas"; }
-
-#endif
 
 }  // namespace bb::ops
