@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build test demo cuda-test clean
+.PHONY: deps build test demo cuda-test sanitize-test clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -27,5 +27,14 @@ cuda-test: deps
 	build-cuda/tests/test_backend --test-case='frozen linear*'
 	cd build-cuda && ctest --output-on-failure -L cuda
 
+# The unit tests, the loader fuzz tests and the CLI audit under AddressSanitizer + UBSan (CI runs
+# this; the model-parity and end-to-end tests are left to `make test`, they add time, not code).
+sanitize-test: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBABYBERTA_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS) --target babyberta test_backend test_encoder test_tokenizer \
+	  test_corpora test_probing
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure \
+	  -R 'test_(backend|encoder|tokenizer|corpora|probing|cli)$$'
+
 clean:
-	rm -rf $(BUILD) build-cuda
+	rm -rf $(BUILD) build-cuda build-asan

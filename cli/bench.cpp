@@ -13,8 +13,10 @@
 #include <functional>
 #include <map>
 
-#include "cli/commands.h"
+#include "backend/cpu/blas_core.h"
 #include "backend/ops.h"
+#include "cli/commands.h"
+#include "cli/flag_ranges.h"
 #include "common/buffer.h"
 #include "common/threads.h"
 #include "common/error.h"
@@ -137,7 +139,7 @@ void bench_train(const BenchArgs& a) {
                      {"tf32", a.tf32},
                      {"cuda_graphs", trainer.captured_graphs()},
                      {"threads", a.threads},
-                     {"openblas_core", openblas_get_corename()},
+                     {"blas", blas_provenance()},
                      {"batch", a.batch},
                      {"repeat", a.repeat},
                      {"steps", total_steps},
@@ -204,7 +206,7 @@ void bench_gemm(const BenchArgs& a) {
   const nlohmann::json out{{"bench", "gemm"},
                            {"threads", a.threads},
                            {"size", n},
-                           {"openblas_core", openblas_get_corename()},
+                           {"blas", blas_provenance()},
                            {"gflops", sgemm},
                            {"preset", a.preset},
                            {"layer_rows", rows},
@@ -283,7 +285,7 @@ void bench_score(const BenchArgs& a) {
                      {"attention", a.attention}, {"device", device_label(device)},
                      {"tf32", a.tf32}, {"threads", a.threads},
                      {"batch_tokens", scorer.batch_tokens()},
-                     {"openblas_core", openblas_get_corename()},
+                     {"blas", blas_provenance()},
                      {"cpu_linear", ops::frozen_linear_backend()}, {"repeat", a.repeat},
                      {"sentences", total_n}, {"seconds", total_s},
                      {"mean_len", double(total_tokens) / total_n}};
@@ -304,25 +306,32 @@ void add_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--attention", a->attention, "Attention scoring: softmax or ssa")
       ->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Compute threads")
+      ->check(count_in(1, 1024))
+      ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda (train, score)")->capture_default_str();
   cmd->add_option("--batch-tokens", a->batch_tokens,
                   "Tokens per scoring batch (score; 0: the device's default, CPU 512, CUDA 8192)")
+      ->check(count_in(0, 16777216))
       ->capture_default_str();
   cmd->add_flag("--tf32", a->tf32, "CUDA: TF32 tensor-core GEMMs (default: exact fp32)");
   cmd->add_option("--cuda-graphs", a->cuda_graphs,
                   "CUDA (train): replay captured steps as CUDA graphs (on/off)")
       ->capture_default_str();
-  cmd->add_option("--batch", a->batch, "Utterances per batch")->capture_default_str();
+  cmd->add_option("--batch", a->batch, "Utterances per batch")
+      ->check(count_in(1, 4096))
+      ->capture_default_str();
   cmd->add_option("--seconds", a->seconds, "Measured time after warm-up (per window)")
+      ->check(in_range(0, 100000, true))
       ->capture_default_str();
   cmd->add_option("--repeat", a->repeat,
                   "Measured windows (train, score): rates are their median, *_windows lists each")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(count_in(1, 1000));
   cmd->add_option("--corpus", a->corpus, "Corpus for bench tokenizer");
   cmd->add_option("--method", a->method, "Scoring method for bench score")->capture_default_str();
   cmd->add_option("--vocab-size", a->vocab_size, "Vocabulary for bench tokenizer")
+      ->check(count_in(16, 1000000))
       ->capture_default_str();
   cmd->callback([a] {
     if (a->what == "gemm") return bench_gemm(*a);

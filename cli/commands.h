@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
+#include <stdexcept>
 
 namespace bb {
 struct CorpusStats;
@@ -10,6 +11,12 @@ struct Comparison;
 }
 
 namespace bb::cli {
+
+// A run stopped by Ctrl-C or SIGTERM after saving its state: main() prints the message and exits
+// 130, so that scripts and `experiment` never take an interrupted run for a finished one.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 void add_bench(CLI::App& app);
 void add_info(CLI::App& app);

@@ -1,144 +1,182 @@
 // babyberta experiment: trains every (attention, seed), probes each, and compares. Resumable:
-// finished runs and probes are skipped, interrupted runs resume. With --jobs 2 two runs go at a
-// time, each a child process with its own threads.
+// finished runs and probes are skipped, interrupted runs resume. Every run directory and probe
+// result carries the settings that made it (run.json, results/NAME.settings.json); a rerun with
+// other settings is refused, naming each one that differs, unless --force redoes those runs.
+// With --jobs J, J runs go at a time, each a child process with --threads T threads.
 #include <fmt/core.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <fcntl.h>
-
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 
 #include "backend/device.h"
+#include "cli/child_jobs.h"
 #include "cli/commands.h"
+#include "cli/flag_ranges.h"
+#include "cli/run_settings.h"
+#include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "common/hash.h"
 #include "encoder/checkpoint.h"
 #include "probing/compare.h"
-
-extern char** environ;
+#include "tokenizer/tokenizer.h"
 
 namespace bb::cli {
 
 namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
 
 namespace {
 
 struct ExperimentArgs {
   std::string corpus, suite, out, attention = "softmax,ssa", preset = "babyberta";
   std::string method = "holistic", device = "cpu";
-  int seeds = 3, jobs = 1, threads = 1, vocab_size = 8192, pairs_per_paradigm = 0;
+  int seeds = 3, jobs = 0, threads = 1, vocab_size = 8192, pairs_per_paradigm = 0;
   int64_t steps = 10000, eval_every = 1000, warmup_steps = -1;
   double lr = 1e-4;
+  bool force = false;
 };
-
-struct Job {
-  std::string name;
-  std::vector<std::string> args;  // after the program name
-  fs::path log;
-};
-
-// Runs jobs as child processes of this binary, at most `parallel` at a time.
-void run_jobs(const std::vector<Job>& jobs, int parallel) {
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
-  std::vector<std::pair<pid_t, const Job*>> running;
-  std::vector<std::string> failed;
-  auto reap = [&] {
-    int status = 0;
-    const pid_t pid = wait(&status);
-    for (size_t i = 0; i < running.size(); ++i)
-      if (running[i].first == pid) {
-        const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-        fmt::print(stderr, "  {} {}\n", ok ? "finished" : "FAILED  ", running[i].second->name);
-        if (!ok) failed.push_back(running[i].second->name + " (log: " + running[i].second->log.string() + ")");
-        running.erase(running.begin() + long(i));
-        return;
-      }
-  };
-  for (const Job& j : jobs) {
-    while (int(running.size()) >= parallel) reap();
-    fs::create_directories(j.log.parent_path());
-    std::vector<std::string> argv_s = {self};
-    argv_s.insert(argv_s.end(), j.args.begin(), j.args.end());
-    std::vector<char*> argv;
-    for (auto& s : argv_s) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, j.log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid;
-    const int rc = posix_spawn(&pid, self.c_str(), &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    BB_CHECK(rc == 0, "cannot start {}: {}", j.name, std::strerror(rc));
-    fmt::print(stderr, "  started  {} (log: {})\n", j.name, j.log.string());
-    running.push_back({pid, &j});
-  }
-  while (!running.empty()) reap();
-  BB_CHECK(failed.empty(), "{} job(s) failed: {}", failed.size(), fmt::join(failed, "; "));
-}
 
 int64_t finished_step(const fs::path& run) {
   const auto last = latest_checkpoint(run);
   if (!last) return -1;
-  return nlohmann::json::parse(read_file(*last / "trainer_state.json"))["step"].get<int64_t>();
+  const fs::path path = *last / "trainer_state.json";
+  try {
+    return nlohmann::json::parse(read_file(path)).at("step").get<int64_t>();
+  } catch (const nlohmann::json::exception&) {
+    fail("{}: not a trainer state (expected JSON with an integer \"step\")", path.string());
+  }
 }
 
-void run_experiment(const ExperimentArgs& a) {
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos <= s.size();) {
+    const size_t comma = std::min(s.find(',', pos), s.size());
+    out.push_back(s.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+// The settings `train` will record for these arguments: parsed by train's own option table.
+ojson child_train_settings(const std::vector<std::string>& args, const std::string& corpus_sha,
+                           const std::string& tokenizer_sha) {
+  CLI::App app;
+  TrainArgs t;
+  add_train_options(&app, t);
+  std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 parses a reversed list
+  app.parse(rev);
+  return train_settings(t, corpus_sha, tokenizer_sha);
+}
+
+// Refuses (or with --force removes) what was made with other settings: one line naming the
+// directory and every setting that differs.
+void reconcile(const ExperimentArgs& a, const std::vector<fs::path>& stale, const fs::path& what,
+               const std::vector<std::string>& diff) {
+  if (diff.empty()) return;
+  if (!a.force)
+    fail("{}: made with other settings ({}); choose a new --out or pass --force to redo it",
+         what.string(), fmt::join(diff, "; "));
+  fmt::print(stderr, "experiment: --force: redoing {} ({})\n", what.string(), fmt::join(diff, "; "));
+  for (const fs::path& p : stale) fs::remove_all(p);
+}
+
+// The tokenizer shared by every run: trained once; a tokenizer of another size is stale.
+Tokenizer experiment_tokenizer(const ExperimentArgs& a, int threads) {
+  const fs::path dir = fs::path(a.out) / "tokenizer";
+  if (fs::exists(dir / "tokenizer.model")) {
+    const int have = Tokenizer::load(dir).vocab_size();
+    const std::string d = fmt::format("--vocab-size: experiment {}, now {}", have, a.vocab_size);
+    reconcile(a, {dir, fs::path(a.out) / "runs", fs::path(a.out) / "results"}, dir,
+              have == a.vocab_size ? std::vector<std::string>{} : std::vector<std::string>{d});
+  }
+  if (!fs::exists(dir / "tokenizer.model"))
+    run_jobs({{"tokenizer", {"tokenizer", "train", "--corpus", a.corpus, "--vocab-size",
+                             std::to_string(a.vocab_size), "--out", dir.string(),
+                             "--threads", std::to_string(threads)},
+               fs::path(a.out) / "logs" / "tokenizer.log"}},
+             1);
+  return Tokenizer::load(dir);
+}
+
+struct Grid {
+  std::vector<Job> train, probe;
+  std::vector<fs::path> results;
+};
+
+// One run (attention, seed): train it unless finished, probe it unless its result is current.
+void add_run(const ExperimentArgs& a, const std::string& att, int seed, const std::string& corpus_sha,
+             const Tokenizer& tok, Grid& g) {
+  const fs::path out = a.out;
+  const std::string name = fmt::format("{}-seed{}", att, seed);
+  const fs::path run = out / "runs" / name, result = out / "results" / (name + ".json");
+  const fs::path result_settings = out / "results" / (name + ".settings.json");
+  std::vector<std::string> args = {
+      "train", "--corpus", a.corpus, "--attention", att, "--preset", a.preset,
+      "--steps", std::to_string(a.steps), "--seed", std::to_string(seed),
+      "--threads", std::to_string(a.threads), "--eval-every", std::to_string(a.eval_every),
+      "--warmup-steps", std::to_string(a.warmup_steps), "--lr", fmt::format("{}", a.lr),
+      "--tokenizer", (out / "tokenizer").string(), "--device", a.device, "--out", run.string()};
+  const ojson train_s = child_train_settings(args, corpus_sha, tok.fingerprint());
+  if (const auto saved = read_run_settings(run))
+    reconcile(a, {run, result, result_settings}, run,
+              settings_differences(*saved, train_s, "this run"));
+  const ojson probe_s{{"run", sha256_hex(train_s.dump())}, {"--suite", a.suite},
+                      {"--method", a.method}, {"--pairs-per-paradigm", a.pairs_per_paradigm}};
+  if (fs::exists(result_settings))
+    reconcile(a, {result, result_settings}, result,
+              settings_differences(ojson::parse(read_file(result_settings)), probe_s, "result"));
+  else if (fs::exists(result))  // a result without its settings cannot be trusted
+    reconcile(a, {result}, result, {"results/" + name + ".settings.json: missing"});
+
+  const int64_t done = finished_step(run);
+  if (done < a.steps) {
+    if (done >= 0) args.push_back("--resume");
+    g.train.push_back({"train " + name, args, out / "logs" / (name + ".log")});
+  }
+  g.results.push_back(result);
+  if (done < a.steps || !fs::exists(result)) {
+    fs::remove(result_settings);
+    g.probe.push_back({"probe " + name,
+                       {"probe", "--model", run.string(), "--suite", a.suite, "--method", a.method,
+                        "--threads", std::to_string(a.threads), "--device", a.device,
+                        "--pairs-per-paradigm", std::to_string(a.pairs_per_paradigm), "--out",
+                        result.string()},
+                       out / "logs" / (name + ".probe.log")});
+  }
+}
+
+void run_experiment(ExperimentArgs a) {
   usable_device(a.device);  // fail before any child process starts
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path out = a.out;
-  fs::create_directories(out);
-  std::vector<std::string> attentions;
-  for (size_t pos = 0; pos <= a.attention.size();) {
-    const size_t comma = std::min(a.attention.find(',', pos), a.attention.size());
-    attentions.push_back(a.attention.substr(pos, comma - pos));
-    pos = comma + 1;
+  const DirLock lock(out);  // one experiment per directory; its runs lock their own
+  const int cores = int(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  if (a.jobs == 0) a.jobs = std::max(1, cores / a.threads);  // all cores, runs side by side
+  if (a.jobs * a.threads > cores)
+    fmt::print(stderr, "babyberta: warning: --jobs {} x --threads {} = {} threads on {} cores; runs "
+               "will slow each other down\n", a.jobs, a.threads, a.jobs * a.threads, cores);
+  const Tokenizer tok = experiment_tokenizer(a, a.threads * a.jobs);
+  const std::string corpus_sha = sha256_hex(read_file(a.corpus));
+  Grid g;
+  for (const auto& att : split_list(a.attention))
+    for (int seed = 1; seed <= a.seeds; ++seed) add_run(a, att, seed, corpus_sha, tok, g);
+  fmt::print(stderr, "experiment {}: {} runs to train, {} to probe ({} at a time, {} thread{} each)\n",
+             out.string(), g.train.size(), g.probe.size(), a.jobs, a.threads,
+             a.threads == 1 ? "" : "s");
+  run_jobs(g.train, a.jobs);
+  run_jobs(g.probe, a.jobs);
+  for (const Job& j : g.probe) {  // each new result gets the settings that made it
+    const fs::path result = j.args.back();
+    const std::string name = result.stem().string();
+    const ojson train_s = *read_run_settings(out / "runs" / name);
+    const ojson probe_s{{"run", sha256_hex(train_s.dump())}, {"--suite", a.suite},
+                        {"--method", a.method}, {"--pairs-per-paradigm", a.pairs_per_paradigm}};
+    write_file_atomic(result.parent_path() / (name + ".settings.json"), probe_s.dump(2) + "\n");
   }
-  const int threads = std::max(1, a.threads);
-  if (!fs::exists(out / "tokenizer" / "tokenizer.model"))
-    run_jobs({{"tokenizer", {"tokenizer", "train", "--corpus", a.corpus, "--vocab-size",
-                             std::to_string(a.vocab_size), "--out", (out / "tokenizer").string(),
-                             "--threads", std::to_string(threads * a.jobs)},
-               out / "logs" / "tokenizer.log"}},
-             1);
-  std::vector<Job> train, probe;
-  std::vector<fs::path> results;
-  for (const auto& att : attentions)
-    for (int seed = 1; seed <= a.seeds; ++seed) {
-      const std::string name = fmt::format("{}-seed{}", att, seed);
-      const fs::path run = out / "runs" / name;
-      const int64_t done = finished_step(run);
-      if (done < a.steps) {
-        std::vector<std::string> args = {
-            "train", "--corpus", a.corpus, "--attention", att, "--preset", a.preset,
-            "--steps", std::to_string(a.steps), "--seed", std::to_string(seed),
-            "--threads", std::to_string(threads), "--eval-every", std::to_string(a.eval_every),
-            "--warmup-steps", std::to_string(a.warmup_steps), "--lr", fmt::format("{}", a.lr),
-            "--tokenizer", (out / "tokenizer").string(), "--device", a.device,
-            "--out", run.string()};
-        if (done >= 0) args.push_back("--resume");
-        train.push_back({"train " + name, args, out / "logs" / (name + ".log")});
-      }
-      const fs::path result = out / "results" / (name + ".json");
-      results.push_back(result);
-      if (done < a.steps || !fs::exists(result))
-        probe.push_back({"probe " + name,
-                         {"probe", "--model", run.string(), "--suite", a.suite, "--method",
-                          a.method, "--threads", std::to_string(threads), "--device", a.device,
-                          "--pairs-per-paradigm",
-                          std::to_string(a.pairs_per_paradigm), "--out", result.string()},
-                         out / "logs" / (name + ".probe.log")});
-    }
-  fmt::print(stderr, "experiment {}: {} runs to train, {} to probe\n", out.string(), train.size(),
-             probe.size());
-  run_jobs(train, a.jobs);
-  run_jobs(probe, a.jobs);
-  const Comparison c = compare_runs(load_runs(results));
+  const Comparison c = compare_runs(load_runs(g.results));
   write_report(out / "report", c);
   print_phenomena(c);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -156,21 +194,28 @@ void add_experiment(CLI::App& app) {
   cmd->add_option("--out", a->out, "Experiment directory")->required();
   cmd->add_option("--attention", a->attention, "Comma-separated scoring functions")
       ->capture_default_str();
-  cmd->add_option("--seeds", a->seeds, "Seeds per attention function (1..K)")->capture_default_str();
+  cmd->add_option("--seeds", a->seeds, "Seeds per attention function (1..K)")
+      ->check(count_in(1, 1000))->capture_default_str();
   cmd->add_option("--preset", a->preset, "Model size")->capture_default_str();
-  cmd->add_option("--steps", a->steps, "Training steps per run")->capture_default_str();
+  cmd->add_option("--steps", a->steps, "Training steps per run")->check(count_in(1, 1000000000))->capture_default_str();
   cmd->add_option("--eval-every", a->eval_every, "Dev loss and checkpoint interval")
+      ->check(count_in(1, 1000000000))
       ->capture_default_str();
   cmd->add_option("--warmup-steps", a->warmup_steps, "Warmup (-1: min(24000, steps/10))")
+      ->check(count_in(-1, 1000000000))
       ->capture_default_str();
-  cmd->add_option("--lr", a->lr, "Peak learning rate")->capture_default_str();
-  cmd->add_option("--vocab-size", a->vocab_size, "Tokenizer vocabulary")->capture_default_str();
+  cmd->add_option("--lr", a->lr, "Peak learning rate")->check(in_range(0, 1, true))->capture_default_str();
+  cmd->add_option("--vocab-size", a->vocab_size, "Tokenizer vocabulary")->check(count_in(16, 1000000))->capture_default_str();
   cmd->add_option("--method", a->method, "Probe scoring method")->capture_default_str();
-  cmd->add_option("--jobs", a->jobs, "Runs at a time (child processes)")->capture_default_str();
+  cmd->add_option("--jobs", a->jobs, "Runs at a time (child processes; default: cores / --threads)")
+      ->check(count_in(1, 256));
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
-                  "Probe only the first N pairs of each paradigm (0: all)")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Threads per job")->capture_default_str();
+                  "Probe only the first N pairs of each paradigm (0: all)")
+      ->check(count_in(0, 100000000))->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Threads per job")->check(count_in(1, 1024))->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda, for every run")->capture_default_str();
+  cmd->add_flag("--force", a->force,
+                "Redo the runs and results that were made with other settings (else refused)");
   cmd->callback([a] { run_experiment(*a); });
 }
 

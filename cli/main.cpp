@@ -3,7 +3,9 @@
 
 #include <csignal>
 
+#include "backend/cpu/blas_core.h"
 #include "cli/commands.h"
+#include "cli/parse_errors.h"
 #include "corpora/corpus.h"
 #include "common/error.h"
 #include "encoder/trainer.h"
@@ -21,6 +23,7 @@ void warn_invalid_lines(const std::filesystem::path& corpus, const CorpusStats& 
 }  // namespace bb::cli
 
 int main(int argc, char** argv) {
+  bb::select_blas_core(argv);  // may re-execute this binary with OPENBLAS_CORETYPE set: first
   CLI::App app{"babyberta.cpp: BabyBERTa-style masked language models with softmax or SSA attention"};
   app.require_subcommand(1);
   app.get_formatter()->column_width(36);
@@ -34,11 +37,25 @@ int main(int argc, char** argv) {
   bb::cli::add_data(app);
   bb::cli::add_bench(app);
   bb::cli::add_info(app);
+  // Ctrl-C and SIGTERM (e.g. from experiment's parent dying): save a checkpoint, then exit 130.
   std::signal(SIGINT, [](int) { bb::Trainer::stop_requested = true; });
+  std::signal(SIGTERM, [](int) { bb::Trainer::stop_requested = true; });
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "babyberta: error: {}\n", bb::cli::describe_parse_error(app, e));
+    return 2;
+  } catch (const bb::cli::Interrupted& e) {
+    fmt::print(stderr, "babyberta: {}\n", e.what());
+    return 130;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "babyberta: error: out of memory (try a smaller --batch-size, --preset or "
+               "--batch-tokens)\n");
+    return 1;
   } catch (const bb::Error& e) {
     fmt::print(stderr, "babyberta: error: {}\n", e.what());
     return 1;

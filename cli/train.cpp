@@ -1,16 +1,23 @@
 #include "cli/train.h"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
+#include <memory>
+#include <tuple>
 
+#include "backend/cpu/blas_core.h"
 #include "cli/commands.h"
+#include "cli/flag_ranges.h"
 #include "cli/probe.h"
 #include "cli/progress.h"
+#include "cli/run_settings.h"
 #include "common/error.h"
+#include "common/dir_lock.h"
 #include "common/files.h"
+#include "common/hash.h"
 #include "common/threads.h"
 
 namespace bb::cli {
@@ -23,56 +30,71 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--attention", a.attention, "Attention scoring: softmax or ssa")
       ->capture_default_str();
   cmd->add_option("--preset", a.preset, "Model size: babyberta, small, tiny")->capture_default_str();
-  cmd->add_option("--steps", a.steps, "Optimizer steps")->capture_default_str();
+  cmd->add_option("--steps", a.steps, "Optimizer steps")->check(count_in(1, 1000000000))->capture_default_str();
   cmd->add_option("--seed", a.seed, "Seed (init, data order, masks, dropout)")->capture_default_str();
-  cmd->add_option("--threads", a.threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--threads", a.threads, "Compute threads")->check(count_in(1, 1024))->capture_default_str();
   cmd->add_option("--device", a.device, "cpu or cuda (a -DBABYBERTA_CUDA=ON build with a GPU)")
       ->capture_default_str();
   cmd->add_option("--cuda-graphs", a.cuda_graphs,
                   "CUDA: replay each step as a captured CUDA graph (on/off; off: launch every op)")
       ->capture_default_str();
-  cmd->add_flag("--resume", a.resume, "Continue from the latest checkpoint in --out");
+  cmd->add_flag("--resume", a.resume,
+                "Continue from the latest checkpoint in --out (with the same flags; only --threads, "
+                "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite may change)");
   cmd->add_option("--tokenizer", a.tokenizer, "Use this tokenizer directory instead of training one");
   cmd->add_option("--vocab-size", a.vocab_size, "Vocabulary size of a newly trained tokenizer")
+      ->check(count_in(16, 1000000))
       ->capture_default_str();
   cmd->add_option("--tokenizer-type", a.tokenizer_type, "bpe or unigram")->capture_default_str();
   cmd->add_flag("--keep-case", a.keep_case, "Do not lower-case text");
   cmd->add_flag("--strict", a.strict, "Invalid UTF-8 in the corpus is an error");
-  cmd->add_option("--batch-size", a.batching.batch_size, "Utterances per batch")->capture_default_str();
+  cmd->add_option("--batch-size", a.batching.batch_size, "Utterances per batch")
+      ->check(count_in(1, 4096))->capture_default_str();
   cmd->add_option("--mask-patterns", a.batching.mask_patterns,
-                  "BabyBERTa: fixed mask patterns per utterance")->capture_default_str();
+                  "BabyBERTa: fixed mask patterns per utterance")->check(count_in(1, 1000))->capture_default_str();
   cmd->add_flag("--hf-masking", a.hf_masking,
                 "HF recipe: 80/10/10 and a fresh pattern at every visit (default BabyBERTa 90/10/0)");
-  cmd->add_option("--mask-prob", a.batching.masking.prob, "Masking probability")->capture_default_str();
+  cmd->add_option("--mask-prob", a.batching.masking.prob, "Masking probability")
+      ->check(in_range(0.01, 1))->capture_default_str();
   cmd->add_option("--bucket-batches", a.batching.bucket_batches,
-                  "Batches per length-sorted chunk (1: no bucketing)")->capture_default_str();
-  cmd->add_option("--lr", a.optim.lr, "Peak learning rate")->capture_default_str();
+                  "Batches per length-sorted chunk (1: no bucketing)")->check(count_in(1, 1000000))->capture_default_str();
+  cmd->add_option("--lr", a.optim.lr, "Peak learning rate")->check(in_range(0, 1, true))->capture_default_str();
   cmd->add_option("--warmup-steps", a.optim.warmup_steps, "Warmup (-1: min(24000, steps/10))")
+      ->check(count_in(-1, 1000000000))
       ->capture_default_str();
-  cmd->add_option("--weight-decay", a.optim.weight_decay, "AdamW weight decay")->capture_default_str();
-  cmd->add_option("--clip", a.optim.clip_norm, "Global grad-norm clip (0: off)")->capture_default_str();
-  cmd->add_option("--adam-eps", a.optim.eps, "AdamW epsilon")->capture_default_str();
+  cmd->add_option("--weight-decay", a.optim.weight_decay, "AdamW weight decay")
+      ->check(in_range(0, 1))->capture_default_str();
+  cmd->add_option("--clip", a.optim.clip_norm, "Global grad-norm clip (0: off)")
+      ->check(in_range(0, 1e6))->capture_default_str();
+  cmd->add_option("--adam-eps", a.optim.eps, "AdamW epsilon")->check(in_range(0, 1, true, true))->capture_default_str();
   cmd->add_flag("!--no-bias-correction", a.optim.bias_correction,
                 "Adam without bias correction (reproduces BabyBERTa)");
-  cmd->add_option("--dropout", a.dropout, "Hidden and attention dropout")->capture_default_str();
-  cmd->add_option("--ssa-b-init", a.ssa.b_init, "SSA: initial b (> 0)")->capture_default_str();
-  cmd->add_option("--ssa-n-init", a.ssa.n_init, "SSA: initial n (> 1)")->capture_default_str();
+  cmd->add_option("--dropout", a.dropout, "Hidden and attention dropout")
+      ->check(in_range(0, 1, false, true))->capture_default_str();
+  cmd->add_option("--ssa-b-init", a.ssa.b_init, "SSA: initial b (> 0)")->check(in_range(0, 1e6, true))->capture_default_str();
+  cmd->add_option("--ssa-n-init", a.ssa.n_init, "SSA: initial n (> 1)")->check(in_range(1, 1e6, true))->capture_default_str();
   cmd->add_flag("--ssa-freeze-b", a.ssa.freeze_b, "SSA: keep b fixed");
   cmd->add_flag("--ssa-freeze-n", a.ssa.freeze_n, "SSA: keep n fixed (SSA-1.5, SSA-2)");
   cmd->add_option("--ssa-lr-mult", a.optim.ssa_lr_mult, "SSA: learning-rate multiplier for b, n")
+      ->check(in_range(0, 1e6))
       ->capture_default_str();
   cmd->add_option("--eval-every", a.eval_every, "Dev loss, checkpoint and metrics line every K steps")
+      ->check(count_in(1, 1000000000))
       ->capture_default_str();
   cmd->add_option("--dev-fraction", a.dev_fraction, "Held-out dev share of utterances")
+      ->check(in_range(0, 0.5))
       ->capture_default_str();
-  cmd->add_option("--dev-batches", a.dev_batches, "Dev batches per evaluation")->capture_default_str();
+  cmd->add_option("--dev-batches", a.dev_batches, "Dev batches per evaluation")->check(count_in(1, 1000000))->capture_default_str();
   cmd->add_option("--probe-every", a.probe_every,
                   "Probe --probe-suite every K steps (a multiple of --eval-every; 0: never)")
+      ->check(count_in(0, 1000000000))
       ->capture_default_str();
   cmd->add_option("--probe-suite", a.probe_suite, "Suite for --probe-every (learning curves)");
 }
 
 namespace {
+
+using ojson = nlohmann::ordered_json;
 
 Tokenizer tokenizer_for(const TrainArgs& a) {
   const fs::path out = a.out;
@@ -88,6 +110,43 @@ Tokenizer tokenizer_for(const TrainArgs& a) {
   return Tokenizer::load(out);
 }
 
+// A new run may not start over checkpoints; --resume needs one and the settings it was made with.
+void check_run_directory(const TrainArgs& a, const ojson& settings) {
+  const fs::path out = a.out;
+  const auto last = latest_checkpoint(out);
+  if (!a.resume) {
+    if (last)
+      fail("{}: holds checkpoints already; pass --resume to continue or choose a new --out",
+           out.string());
+    fs::remove(out / "metrics.jsonl");  // from a run killed before its first checkpoint
+    write_run_settings(out, settings);
+    return;
+  }
+  if (!last) fail("{}: --resume, but there is no checkpoint to resume from", out.string());
+  const auto saved = read_run_settings(out);
+  if (!saved) {
+    fmt::print(stderr, "babyberta: warning: {}: no run.json (written by an older version); only "
+               "the model config and seed are checked on resume\n", out.string());
+    return;
+  }
+  const auto diff = settings_differences(*saved, settings, "checkpoint");
+  if (!diff.empty())
+    fail("{}: cannot resume with other settings ({}); use the original flags (only --threads, "
+         "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite may change)",
+         out.string(), fmt::join(diff, "; "));
+}
+
+Config model_config(const TrainArgs& a, const Tokenizer& tok) {
+  Config config = preset(a.preset);
+  config.vocab_size = tok.vocab_size();
+  config.scoring = parse_scoring(a.attention);
+  config.ssa = a.ssa;
+  config.hidden_dropout = config.attention_dropout = a.dropout;
+  config.tokenizer = tok.settings();
+  config.validate("train options");
+  return config;
+}
+
 // Mean MLM loss over the first `n` dev batches (fixed masks, no dropout), weighted by masked tokens.
 double dev_loss(Model<float>& model, MlmBatches& dev, int64_t n) {
   Batch b;
@@ -101,20 +160,84 @@ double dev_loss(Model<float>& model, MlmBatches& dev, int64_t n) {
   return count ? total / count : 0.0;
 }
 
-// metrics.jsonl keeps only lines of steps the model has (a resumed run rewrites the rest).
-void keep_metrics_up_to(const fs::path& path, int64_t step) {
-  if (!fs::exists(path)) return;
-  std::ifstream in(path);
-  std::string line, kept;
-  while (std::getline(in, line)) {
-    try {
-      if (nlohmann::json::parse(line).at("step").get<int64_t>() <= step) kept += line + "\n";
-    } catch (const nlohmann::json::exception&) {
-      // a torn last line from a crash: dropped
-    }
+// The corpus as training and dev batches, with BabyBERTa's filters and the run's masking recipe.
+struct TrainingData {
+  TokenizedCorpus all, train, dev;
+  std::unique_ptr<MlmBatches> batches, dev_batches;
+  int longest = 0;  // tokens of the longest utterance
+};
+
+TrainingData load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config) {
+  TrainingData d;
+  const CorpusOptions corpus_opt{.min_words = 3, .max_tokens = config.max_tokens(),
+                                 .strict = a.strict};
+  d.all = load_tokenized_corpus(a.corpus, tok, corpus_opt, fs::path(a.out) / "cache" / "corpus.tokens");
+  warn_invalid_lines(a.corpus, d.all.stats);
+  std::tie(d.train, d.dev) = split_dev(d.all, a.dev_fraction, a.seed);
+  if (a.hf_masking) {
+    a.batching.masking.mask_frac = 0.8;
+    a.batching.mask_patterns = 0;
   }
-  write_file_atomic(path, kept);
+  a.batching.masking.vocab_size = config.vocab_size;
+  a.batching.masking.mask_id = config.mask_id;
+  d.batches = std::make_unique<MlmBatches>(d.train, a.batching, a.seed);
+  BatchingOptions dev_opt = a.batching;
+  dev_opt.mask_patterns = 1;
+  d.dev_batches = std::make_unique<MlmBatches>(d.dev.size() > 0 ? d.dev : d.train, dev_opt, a.seed + 1);
+  for (int64_t i = 0; i < d.all.size(); ++i) d.longest = std::max(d.longest, d.all.length(i));
+  if (!a.quiet) {
+    fmt::print(stderr, "corpus {}: {}\n", a.corpus, d.all.stats.summary());
+    fmt::print(stderr, "train {} utterances ({} tokens), dev {}; {} batches per epoch, padding "
+               "fraction if padded {:.3f}\n", d.train.size(), d.train.ids.size(), d.dev.size(),
+               d.batches->batches_per_epoch(), d.batches->padding_fraction());
+  }
+  return d;
 }
+
+// One metrics line per evaluation: the window's mean training loss, the dev loss and, with
+// --probe-every, the probe of this step's model (learning curves).
+class MetricsLog {
+ public:
+  MetricsLog(const TrainArgs& a, Trainer& trainer, MlmBatches& dev)
+      : a_(a), trainer_(trainer), dev_(dev) {}
+
+  void on_step(const StepLog& s, double seconds) {
+    loss_sum_ += s.loss, ++loss_n_, tokens_ += s.tokens;
+    if (s.step % a_.eval_every != 0 && s.step != a_.steps) return;
+    const double dl = dev_loss(trainer_.model(), dev_, a_.dev_batches);
+    nlohmann::json line{{"step", s.step},
+                        {"train_loss", loss_sum_ / std::max<int64_t>(1, loss_n_)},
+                        {"dev_loss", dl},
+                        {"lr", s.lr},
+                        {"grad_norm", s.grad_norm},
+                        {"tokens_per_s", tokens_ / seconds},
+                        {"elapsed_s", seconds}};
+    if (a_.probe_every > 0 && s.step % a_.probe_every == 0) probe(s.step, line);
+    trainer_.add_metrics(std::move(line));  // written with this step's checkpoint
+    loss_sum_ = 0, loss_n_ = 0;
+    if (!a_.quiet && !isatty(STDERR_FILENO))
+      fmt::print(stderr, "step {}: dev loss {:.4f}\n", s.step, dl);
+  }
+  double tokens() const { return double(tokens_); }
+
+ private:
+  void probe(int64_t step, nlohmann::json& line) {
+    trainer_.save_model_files();  // the probe reads this step's model from the run directory
+    const fs::path out = fs::path(a_.out) / "probes" / fmt::format("step-{}.json", step);
+    ProbeArgs pa{.model = a_.out, .suite = a_.probe_suite, .out = out.string(),
+                 .threads = a_.threads, .device = a_.device, .quiet = true};
+    const ProbeSummary ps = run_probe(pa);
+    line["probe_overall"] = ps.overall;
+    line["probe_phenomena"] = ps.phenomena;
+    if (!a_.quiet) fmt::print(stderr, "\nstep {}: probe overall {:.1f}\n", step, ps.overall);
+  }
+
+  const TrainArgs& a_;
+  Trainer& trainer_;
+  MlmBatches& dev_;
+  double loss_sum_ = 0;
+  int64_t loss_n_ = 0, tokens_ = 0;
+};
 
 }  // namespace
 
@@ -125,101 +248,39 @@ void run_train(TrainArgs a) {
   set_threads(a.threads);
   const Device device = usable_device(a.device);  // fail before any work
   const fs::path out = a.out;
-  if (!a.resume && latest_checkpoint(out))
-    fail("{}: holds checkpoints already; pass --resume to continue or choose a new --out",
-         out.string());
-  fs::create_directories(out);
+  const DirLock lock(out);  // one process per run directory
   const Tokenizer tok = tokenizer_for(a);
+  check_run_directory(a, train_settings(a, sha256_hex(read_file(a.corpus)), tok.fingerprint()));
   if (!fs::exists(out / "tokenizer.model")) save_tokenizer_model(out, tok);
+  const Config config = model_config(a, tok);
+  const std::string blas = blas_provenance();
+  if (!a.quiet) fmt::print(stderr, "blas: {}\n", blas);
+  TrainingData data = load_training_data(a, tok, config);
 
-  Config config = preset(a.preset);
-  config.vocab_size = tok.vocab_size();
-  config.scoring = parse_scoring(a.attention);
-  config.ssa = a.ssa;
-  config.hidden_dropout = config.attention_dropout = a.dropout;
-  config.tokenizer = tok.settings();
-  config.validate("train options");
-
-  const CorpusOptions corpus_opt{.min_words = 3, .max_tokens = config.max_tokens(),
-                                 .strict = a.strict};
-  const TokenizedCorpus all = load_tokenized_corpus(a.corpus, tok, corpus_opt,
-                                                    out / "cache" / "corpus.tokens");
-  warn_invalid_lines(a.corpus, all.stats);
-  auto [train_set, dev_set] = split_dev(all, a.dev_fraction, a.seed);
-  if (a.hf_masking) {
-    a.batching.masking.mask_frac = 0.8;
-    a.batching.mask_patterns = 0;
-  }
-  a.batching.masking.vocab_size = config.vocab_size;
-  a.batching.masking.mask_id = config.mask_id;
-  MlmBatches batches(train_set, a.batching, a.seed);
-  BatchingOptions dev_opt = a.batching;
-  dev_opt.mask_patterns = 1;
-  MlmBatches dev(dev_set.size() > 0 ? dev_set : train_set, dev_opt, a.seed + 1);
-  if (!a.quiet) {
-    fmt::print(stderr, "corpus {}: {}\n", a.corpus, all.stats.summary());
-    fmt::print(stderr, "train {} utterances ({} tokens), dev {}; {} batches per epoch, padding "
-               "fraction if padded {:.3f}\n",
-               train_set.size(), train_set.ids.size(), dev_set.size(), batches.batches_per_epoch(),
-               batches.padding_fraction());
-  }
-
-  int longest = 0;
-  for (int64_t i = 0; i < all.size(); ++i) longest = std::max(longest, all.length(i));
   const int B = a.batching.batch_size;
-  const Capacity cap{B, B * longest, longest, B * longest};
-  TrainOptions topt;
-  topt.steps = a.steps;
-  topt.seed = a.seed;
-  topt.optim = a.optim;
-  topt.checkpoint_every = a.eval_every;
-  topt.out = out;
-  topt.resume = a.resume;
-  topt.device = device;
-  topt.cuda_graphs = a.cuda_graphs;
+  const Capacity cap{B, B * data.longest, data.longest, B * data.longest};
+  TrainOptions topt{.steps = a.steps, .seed = a.seed, .optim = a.optim,
+                    .checkpoint_every = a.eval_every, .out = out, .resume = a.resume,
+                    .device = device, .cuda_graphs = a.cuda_graphs};
+  MlmBatches& batches = *data.batches;
   Trainer trainer(config, cap, topt, [&](uint64_t, int64_t step, Batch& b) { batches.batch(step, b); });
-  keep_metrics_up_to(out / "metrics.jsonl", trainer.step());
-
+  MetricsLog metrics(a, trainer, *data.dev_batches);
   Progress progress(a.steps, "steps", std::max<int64_t>(1, a.eval_every / 10));
-  double loss_sum = 0;
-  int64_t loss_n = 0, tokens = 0;
   const int64_t start = trainer.step();
-  std::ofstream metrics(out / "metrics.jsonl", std::ios::app);
+  if (fs::exists(out / "run.json"))
+    add_run_session(out, {{"from_step", start}, {"threads", a.threads}, {"device", a.device},
+                          {"blas", device == Device::cpu ? blas : "cuBLAS"}});
   trainer.run([&](const StepLog& s) {
-    loss_sum += s.loss, ++loss_n, tokens += s.tokens;
+    metrics.on_step(s, progress.seconds());
     if (!a.quiet)
       progress.update(s.step, fmt::format("loss {:.3f} lr {:.2e} {:.0f} tok/s", s.loss, s.lr,
-                                          tokens / progress.seconds()));
-    if (s.step % a.eval_every == 0 || s.step == a.steps) {
-      const double dl = dev_loss(trainer.model(), dev, a.dev_batches);
-      nlohmann::json line{{"step", s.step},
-                          {"train_loss", loss_sum / std::max<int64_t>(1, loss_n)},
-                          {"dev_loss", dl},
-                          {"lr", s.lr},
-                          {"grad_norm", s.grad_norm},
-                          {"tokens_per_s", tokens / progress.seconds()},
-                          {"elapsed_s", progress.seconds()}};
-      if (a.probe_every > 0 && s.step % a.probe_every == 0) {
-        // The checkpoint of this step is the top-level model now: probe it (learning curves).
-        ProbeArgs pa{.model = a.out, .suite = a.probe_suite,
-                     .out = (out / "probes" / fmt::format("step-{}.json", s.step)).string(),
-                     .threads = a.threads, .device = a.device, .quiet = true};
-        const ProbeSummary ps = run_probe(pa);
-        line["probe_overall"] = ps.overall;
-        line["probe_phenomena"] = ps.phenomena;
-        if (!a.quiet) fmt::print(stderr, "\nstep {}: probe overall {:.1f}\n", s.step, ps.overall);
-      }
-      metrics << line.dump() << "\n" << std::flush;
-      loss_sum = 0, loss_n = 0;
-      if (!a.quiet && !isatty(STDERR_FILENO))
-        fmt::print(stderr, "step {}: dev loss {:.4f}\n", s.step, dl);
-    }
+                                          metrics.tokens() / progress.seconds()));
   });
   if (!a.quiet) progress.finish();
   if (Trainer::stop_requested)
-    fmt::print(stderr, "interrupted: checkpoint saved at step {} in {}\n", trainer.step(),
-               out.string());
-  else if (!a.quiet)
+    throw Interrupted(fmt::format("interrupted: checkpoint saved at step {} in {}; rerun with "
+                                  "--resume to continue", trainer.step(), out.string()));
+  if (!a.quiet)
     fmt::print(stderr, "trained {} steps ({} this run) -> {}\n", trainer.step(),
                trainer.step() - start, out.string());
 }

@@ -1,5 +1,7 @@
 #include "corpora/masking.h"
 
+#include "common/error.h"
+
 namespace bb {
 
 void mask_sequence(int32_t* ids, int L, int row_offset, const MaskingOptions& opt,
@@ -8,7 +10,10 @@ void mask_sequence(int32_t* ids, int L, int row_offset, const MaskingOptions& op
   if (L < 3) return;
   // Counter (pattern_id, draw * 256 + position): word 0 selects, word 1 picks the replacement
   // kind, word 2 the random token.
-  for (uint64_t draw = 0;; ++draw) {
+  // An empty pattern is redrawn. The bound only matters for absurdly small probabilities (at 0.01
+  // and one maskable token, 10,000 empty draws happen with probability 2e-44): then the pattern
+  // fails with a message instead of looping for hours.
+  for (uint64_t draw = 0; draw < 10000; ++draw) {
     const size_t first = rows.size();
     for (int t = 1; t < L - 1; ++t) {
       uint32_t w[4];
@@ -24,8 +29,10 @@ void mask_sequence(int32_t* ids, int L, int row_offset, const MaskingOptions& op
         ids[t] = opt.first_normal_id + int32_t(w[2] % span);
       }
     }
-    if (rows.size() > first) return;  // an empty pattern is redrawn
+    if (rows.size() > first) return;
   }
+  fail("masking probability {} drew no token to mask in 10,000 tries; use a larger --mask-prob",
+       opt.prob);
 }
 
 }  // namespace bb

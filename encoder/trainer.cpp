@@ -2,10 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "common/error.h"
+#include "common/files.h"
 
 namespace bb {
+
+namespace fs = std::filesystem;
+
+static void write_metrics_log(const fs::path& path, const nlohmann::json& lines) {
+  std::string text;
+  for (const auto& line : lines) text += line.dump() + "\n";
+  write_file_atomic(path, text);
+}
 
 std::atomic<bool> Trainer::stop_requested{false};
 
@@ -40,15 +50,42 @@ Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& 
       state_ = load_checkpoint(*last, model_, opt_);
       BB_CHECK(state_.seed == opts.seed, "{}: checkpoint was trained with seed {}, not {}",
                last->string(), state_.seed, opts.seed);
+      restore_metrics();
     }
   }
 }
 
+// The log as of the checkpoint resumed from; checkpoints written before the log was part of the
+// trainer state keep the lines of metrics.jsonl up to their step (a torn last line is dropped).
+void Trainer::restore_metrics() {
+  const fs::path path = opts_.out / "metrics.jsonl";
+  if (state_.data.contains("metrics") && state_.data["metrics"].is_array()) {
+    metrics_ = state_.data["metrics"];
+  } else if (fs::exists(path)) {
+    std::istringstream in(read_file(path));
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (j.is_object() && j.contains("step") && j["step"].is_number_integer() &&
+          j["step"].get<int64_t>() <= state_.step)
+        metrics_.push_back(j);
+    }
+  }
+  write_metrics_log(path, metrics_);
+}
+
+void Trainer::save_model_files() {
+  BB_CHECK(!opts_.out.empty(), "no output directory to save a model to");
+  model_.download();
+  save_model(opts_.out, model_);
+}
+
 void Trainer::save() {
   BB_CHECK(!opts_.out.empty(), "no output directory to save a checkpoint to");
-  state_.data = {{"next_step", state_.step}};
+  state_.data = {{"next_step", state_.step}, {"metrics", metrics_}};
   model_.download();  // the checkpoint is written from the host copy
   save_checkpoint(opts_.out, model_, opt_, state_);
+  write_metrics_log(opts_.out / "metrics.jsonl", metrics_);  // a copy of the checkpoint's log
 }
 
 int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
@@ -74,11 +111,11 @@ int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>&
     BB_CHECK(std::isfinite(loss), "training diverged: loss is {} at step {}", loss, state_.step);
     const double norm = opt_.grad_norm();
     ++state_.step;
-    // Checkpoint first, so on_step sees this step's model on disk (e.g. to probe it).
+    // on_step first, so that the metrics line it adds is written with this step's checkpoint.
+    if (on_step) on_step({state_.step, loss, lr, norm, tokens});
     const bool periodic = opts_.checkpoint_every > 0 && state_.step % opts_.checkpoint_every == 0;
     const bool saved = !opts_.out.empty() && (periodic || state_.step == opts_.steps);
     if (saved) save();
-    if (on_step) on_step({state_.step, loss, lr, norm, tokens});
     if (stop_requested.load()) {
       if (!opts_.out.empty() && !saved) save();
       break;

@@ -1,6 +1,8 @@
 // The training loop: batches from a source that is a pure function of (seed, step), forward,
 // backward, AdamW; periodic atomic checkpoints; resume continues bit-for-bit; a stop request
-// (Ctrl-C) saves a checkpoint and returns.
+// (Ctrl-C) saves a checkpoint and returns. The metrics log (DIR/metrics.jsonl, one JSON line per
+// evaluation) is part of each checkpoint's trainer state, so a checkpoint and its metrics line are
+// written in one atomic step and a resumed run restores the log of the step it continues from.
 #pragma once
 #include <atomic>
 #include <filesystem>
@@ -37,11 +39,17 @@ struct StepLog {
 class Trainer {
  public:
   Trainer(const Config& config, const Capacity& cap, const TrainOptions& opts, BatchSource source);
-  // Trains up to opts.steps; returns the number of updates done in total.
+  // Trains up to opts.steps; returns the number of updates done in total. on_step runs after each
+  // update and before that step's checkpoint (if any) is written.
   int64_t run(const std::function<void(const StepLog&)>& on_step = {});
   // At most n more updates (never past opts.steps).
   int64_t run_steps(int64_t n, const std::function<void(const StepLog&)>& on_step);
   void save();  // a checkpoint at the current step (needs opts.out)
+  // Writes only the top-level model files (e.g. to probe this step's model before its checkpoint).
+  void save_model_files();
+  // Adds a line to the metrics log; it reaches disk with the next checkpoint (on_step of a
+  // checkpoint step runs before that checkpoint is written).
+  void add_metrics(nlohmann::json line) { metrics_.push_back(std::move(line)); }
 
   Model<float>& model() { return model_; }
   const AdamW& optimizer() const { return opt_; }
@@ -58,6 +66,10 @@ class Trainer {
   TrainerState state_;
   Batch batch_;
   StepGraphs graphs_;
+  nlohmann::json metrics_ = nlohmann::json::array();  // the metrics log up to the current step
+
+  void restore_metrics();
+
 };
 
 }  // namespace bb

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The CLI audit as a test: every bad input or fault must end with a non-zero exit and one line
 # naming the file or flag and what was expected. Usage: run_cli_tests.sh BINARY [CASE_FILE...]
-# Each file under cases/ defines cases with the helpers below; the run prints one line per case
+# Each file under cases/ (run with the scratch directory $WORK as cwd) defines cases with the helpers below; the run prints one line per case
 # and closes with "N passed, N failed".
 set -uo pipefail
-BB="$1"; shift
+BB="$(realpath "$1")"; shift
 HERE="$(cd "$(dirname "$0")" && pwd)"
 WORK="$(mktemp -d /tmp/bb-cli-tests.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
@@ -17,7 +17,7 @@ PASSED=0; FAILED=0; FAILURES=()
 expect_fail() {
   local name="$1" regex="$2"; shift 2
   local err rc line
-  err="$(cd "$WORK" && timeout 120 "$@" 2>&1 >/dev/null)"; rc=$?
+  err="$(cd "$WORK" && timeout "${CLI_TEST_TIMEOUT:-60}" "$@" 2>&1 >/dev/null)"; rc=$?
   line="$(printf '%s\n' "$err" | grep -v '^[[:space:]]*$' | tail -n 1)"
   if [ "$rc" -eq 0 ]; then
     _case_failed "$name" "exit 0 (expected an error matching /$regex/)"
@@ -49,6 +49,18 @@ check() {
   if "$@"; then _case_passed "$name"; else _case_failed "$name" "condition failed: $*"; fi
 }
 
+# wait_bounded PID SECONDS: waits for a background job; after SECONDS kills it (and its children)
+# and returns 124, so that a case about interruption can never hang the suite.
+wait_bounded() {
+  local pid="$1" i
+  for ((i = 0; i < $2 * 10; ++i)); do
+    kill -0 "$pid" 2>/dev/null || { wait "$pid"; return $?; }
+    sleep 0.1
+  done
+  pkill -9 -P "$pid" 2>/dev/null; kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  return 124
+}
+
 _case_passed() { PASSED=$((PASSED + 1)); echo "ok      $1"; }
 _case_failed() { FAILED=$((FAILED + 1)); FAILURES+=("$1"); echo "FAILED  $1: $2"; }
 
@@ -60,7 +72,7 @@ fixtures() {
   printf 'the dog are here .\nthe dog is here .\nthe cats is here .\nthe cats are here .\n' \
     > "$WORK/suite/agreement-subject_verb.txt"
   "$BB" train --corpus "$WORK/corpus.txt" --out "$WORK/model" --preset tiny --steps 20 \
-    --vocab-size 200 --eval-every 10 --dev-batches 2 --seed 1 >/dev/null 2>&1 \
+    --vocab-size 400 --eval-every 10 --dev-batches 2 --seed 1 >/dev/null 2>&1 \
     || { echo "FAILED  fixtures: cannot train the tiny model"; exit 1; }
 }
 python_free_corpus() {
@@ -74,7 +86,10 @@ python_free_corpus() {
 }
 
 if [ $# -eq 0 ]; then set -- "$HERE"/cases/*.sh; fi
-for f in "$@"; do
+cases=()
+for f in "$@"; do cases+=("$(realpath "$f")"); done
+cd "$WORK" || exit 1  # cases run in the scratch directory
+for f in "${cases[@]}"; do
   echo "== $(basename "$f")"
   # shellcheck source=/dev/null
   source "$f"

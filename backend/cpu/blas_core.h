@@ -1,0 +1,24 @@
+// OpenBLAS picks its kernels once, when the library loads: from OPENBLAS_CORETYPE if set, else from
+// its own table of CPUs. Debian bookworm's 0.3.21 does not know recent CPUs (e.g. AVX-512 Xeons,
+// AMD Zen 5) and then runs its generic SSE3 "Prescott" kernels, 3-5x slower. select_blas_core()
+// chooses the core from what this CPU and OS support and, when the user has not set the variable,
+// re-executes the binary with it set, so every command (and every child process) gets the fast
+// kernels without the user doing anything.
+#pragma once
+#include <string>
+
+namespace bb {
+
+// From cpuid: "SkylakeX" with AVX-512 F/BW/VL/DQ, "Haswell" with AVX2 + FMA, else nullptr; each
+// only when the OS saves the registers (XGETBV: XCR0's YMM and, for AVX-512, opmask/ZMM bits).
+const char* blas_core_for_this_cpu();
+
+// Call first in main(), before any thread or MPI starts: if OPENBLAS_CORETYPE is unset and
+// OpenBLAS chose narrower kernels than this CPU runs, sets the variable and execv()s
+// /proc/self/exe with the same arguments (and returns, changing nothing, if that fails).
+void select_blas_core(char** argv);
+
+// What ran, for provenance: e.g. "OpenBLAS 0.3.21, SkylakeX kernels (chosen from cpuid)".
+std::string blas_provenance();
+
+}  // namespace bb

@@ -1,0 +1,91 @@
+#include "cli/child_jobs.h"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <fmt/format.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "encoder/trainer.h"
+
+namespace bb::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// fork + exec of this binary with `args`, stdout and stderr appended to `log`. The child gets
+// SIGKILL when this process dies, however it dies (checkpoints are atomic, so nothing is torn).
+pid_t start_child(const std::string& self, const Job& job) {
+  std::vector<std::string> argv_s = {self};
+  argv_s.insert(argv_s.end(), job.args.begin(), job.args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  BB_CHECK(pid >= 0, "cannot start {}: {}", job.name, std::strerror(errno));
+  if (pid == 0) {  // child: only async-signal-safe calls until exec
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
+    const int fd = ::open(job.log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0 || ::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0) ::_exit(127);
+    ::execv(self.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+}  // namespace
+
+void run_jobs(const std::vector<Job>& jobs, int parallel) {
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::vector<std::pair<pid_t, const Job*>> running;
+  std::vector<std::string> failed, interrupted;
+  bool forwarded = false;
+  // Waits for one child to end; on a stop request, passes it on to the running children once.
+  auto reap = [&] {
+    int status = 0;
+    pid_t pid = 0;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) == 0) {
+      if (Trainer::stop_requested && !forwarded) {
+        for (const auto& r : running) ::kill(r.first, SIGINT);
+        forwarded = true;
+      }
+      ::usleep(100 * 1000);
+    }
+    if (pid < 0) return;
+    for (size_t i = 0; i < running.size(); ++i) {
+      if (running[i].first != pid) continue;
+      const Job& j = *running[i].second;
+      const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      const char* what = code == 0 ? "finished" : code == 130 ? "stopped " : "FAILED  ";
+      fmt::print(stderr, "  {} {}\n", what, j.name);
+      if (code == 130) interrupted.push_back(j.name);
+      else if (code != 0) failed.push_back(fmt::format("{} (exit {}, log: {})", j.name, code, j.log.string()));
+      running.erase(running.begin() + long(i));
+      return;
+    }
+  };
+  for (const Job& j : jobs) {
+    while (int(running.size()) >= parallel) reap();
+    if (Trainer::stop_requested || !failed.empty()) break;
+    fs::create_directories(j.log.parent_path());
+    running.push_back({start_child(self, j), &j});
+    fmt::print(stderr, "  started  {} (log: {})\n", j.name, j.log.string());
+  }
+  while (!running.empty()) reap();
+  BB_CHECK(failed.empty(), "{} job(s) failed: {}", failed.size(), fmt::join(failed, "; "));
+  if (Trainer::stop_requested || !interrupted.empty())
+    throw Interrupted(fmt::format("interrupted ({} stopped); rerun the same command to resume",
+                                  interrupted.empty() ? std::string("no job")
+                                                      : fmt::format("{}", fmt::join(interrupted, ", "))));
+}
+
+}  // namespace bb::cli

@@ -1,0 +1,21 @@
+// Jobs run as child processes of this binary (`experiment`'s runs and probes), at most `parallel`
+// at a time, each with its output appended to its own log. A child dies with its parent
+// (PR_SET_PDEATHSIG), so killing `experiment` never leaves runs writing into its directory.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace bb::cli {
+
+struct Job {
+  std::string name;
+  std::vector<std::string> args;  // after the program name
+  std::filesystem::path log;
+};
+
+// Runs every job; fails naming each failed job and its log. After Ctrl-C (or SIGTERM) it starts
+// no new job, waits for the running ones (they save their state) and throws Interrupted.
+void run_jobs(const std::vector<Job>& jobs, int parallel);
+
+}  // namespace bb::cli

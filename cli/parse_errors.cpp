@@ -1,0 +1,76 @@
+#include "cli/parse_errors.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace bb::cli {
+
+namespace {
+
+// Levenshtein distance between a and b (edits of one character).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The deepest subcommand the user chose (the app itself when none).
+const CLI::App* chosen_command(const CLI::App& app) {
+  const CLI::App* cmd = &app;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const CLI::App* sub : cmd->get_subcommands())
+      if (sub->parsed()) {
+        cmd = sub, deeper = true;
+        break;
+      }
+  }
+  return cmd;
+}
+
+// "--flag" -> the closest long flag of cmd within 3 edits, or "".
+std::string closest_flag(const CLI::App& cmd, const std::string& given) {
+  const std::string name = given.substr(0, given.find('='));
+  std::string best;
+  size_t best_d = 4;
+  for (const CLI::Option* opt : cmd.get_options())
+    for (const std::string& l : opt->get_lnames()) {
+      const size_t d = edit_distance(name, "--" + l);
+      if (d < best_d) best_d = d, best = "--" + l;
+    }
+  return best;
+}
+
+}  // namespace
+
+std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& e) {
+  const CLI::App* cmd = chosen_command(app);
+  const std::string where = cmd == &app ? "babyberta" : "babyberta " + cmd->get_name();
+  if (const auto* extras = dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    (void)extras;
+    for (const std::string& arg : cmd->remaining()) {
+      if (arg.rfind("--", 0) != 0) continue;
+      const std::string near = closest_flag(*cmd, arg);
+      return near.empty() ? fmt::format("{}: unknown flag {} (see {} --help)", where, arg, where)
+                          : fmt::format("{}: unknown flag {}; did you mean {}?", where, arg, near);
+    }
+    return fmt::format("{}: unexpected arguments {} (see {} --help)", where,
+                       fmt::join(cmd->remaining(), " "), where);
+  }
+  std::string msg = e.what();
+  std::replace(msg.begin(), msg.end(), '\n', ' ');
+  return fmt::format("{}: {} (see {} --help)", where, msg, where);
+}
+
+}  // namespace bb::cli

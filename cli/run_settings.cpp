@@ -1,0 +1,87 @@
+#include "cli/run_settings.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/files.h"
+
+namespace bb::cli {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+ojson train_settings(const TrainArgs& a, const std::string& corpus_sha256,
+                     const std::string& tokenizer_sha256) {
+  const auto& m = a.batching.masking;
+  const auto& o = a.optim;
+  return ojson{{"--corpus (sha256)", corpus_sha256},
+               {"--tokenizer (sha256)", tokenizer_sha256},
+               {"--attention", a.attention},
+               {"--preset", a.preset},
+               {"--steps", a.steps},
+               {"--seed", a.seed},
+               {"--strict", a.strict},
+               {"--batch-size", a.batching.batch_size},
+               {"--mask-patterns", a.batching.mask_patterns},
+               {"--hf-masking", a.hf_masking},
+               {"--mask-prob", m.prob},
+               {"--bucket-batches", a.batching.bucket_batches},
+               {"--lr", o.lr},
+               {"--warmup-steps", o.warmup_steps},
+               {"--weight-decay", o.weight_decay},
+               {"--clip", o.clip_norm},
+               {"--adam-eps", o.eps},
+               {"--no-bias-correction", !o.bias_correction},
+               {"--dropout", a.dropout},
+               {"--ssa-b-init", a.ssa.b_init},
+               {"--ssa-n-init", a.ssa.n_init},
+               {"--ssa-freeze-b", a.ssa.freeze_b},
+               {"--ssa-freeze-n", a.ssa.freeze_n},
+               {"--ssa-lr-mult", o.ssa_lr_mult},
+               {"--dev-fraction", a.dev_fraction},
+               {"--dev-batches", a.dev_batches}};
+}
+
+void write_run_settings(const fs::path& dir, const ojson& settings) {
+  write_file_atomic(dir / "run.json",
+                    ojson{{"settings", settings}, {"sessions", ojson::array()}}.dump(2) + "\n");
+}
+
+void add_run_session(const fs::path& dir, const ojson& session) {
+  const fs::path path = dir / "run.json";
+  ojson run = ojson::parse(read_file(path), nullptr, /*allow_exceptions=*/false);
+  if (!run.is_object()) return;  // read_run_settings has said what is wrong with it
+  if (!run.contains("sessions") || !run["sessions"].is_array()) run["sessions"] = ojson::array();
+  run["sessions"].push_back(session);
+  write_file_atomic(path, run.dump(2) + "\n");
+}
+
+std::optional<ojson> read_run_settings(const fs::path& dir) {
+  const fs::path path = dir / "run.json";
+  if (!fs::exists(path)) return std::nullopt;
+  try {
+    return ojson::parse(read_file(path)).at("settings");
+  } catch (const nlohmann::json::exception&) {
+    fail("{}: not a run settings file (expected JSON with an object \"settings\")", path.string());
+  }
+}
+
+std::vector<std::string> settings_differences(const ojson& saved, const ojson& now,
+                                              const std::string& what_saved) {
+  std::vector<std::string> out;
+  auto show = [](const ojson& j, const std::string& key) {
+    if (!j.contains(key)) return std::string("(not set)");
+    const ojson& v = j.at(key);
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  for (const auto& [key, value] : now.items())
+    if (!saved.contains(key) || saved.at(key) != value)
+      out.push_back(fmt::format("{}: {} {}, now {}", key, what_saved, show(saved, key),
+                                show(now, key)));
+  for (const auto& [key, value] : saved.items())
+    if (!now.contains(key))
+      out.push_back(fmt::format("{}: {} {}, now (not set)", key, what_saved, show(saved, key)));
+  return out;
+}
+
+}  // namespace bb::cli

@@ -1,0 +1,33 @@
+// The settings of a training run that change its math, keyed by the flag that sets them. `train`
+// records them in DIR/run.json when a run starts; `--resume` and `experiment` compare them before
+// continuing or reusing a run, and name every flag that differs. Flags that may change on resume
+// (they do not change the math) are left out: --threads, --device, --cuda-graphs, --eval-every,
+// --probe-every, --probe-suite.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/train.h"
+
+namespace bb::cli {
+
+// Every math-changing flag of `a`, plus "--corpus (sha256)" and "--tokenizer (sha256)" (the
+// content fingerprints of the corpus and of the tokenizer the run uses).
+nlohmann::ordered_json train_settings(const TrainArgs& a, const std::string& corpus_sha256,
+                                      const std::string& tokenizer_sha256);
+// DIR/run.json, written atomically: the settings, and one "sessions" entry per start or resume
+// (from_step, threads, device, blas: what computed this part of the run).
+void write_run_settings(const std::filesystem::path& dir, const nlohmann::ordered_json& settings);
+void add_run_session(const std::filesystem::path& dir, const nlohmann::ordered_json& session);
+// DIR/run.json's settings, if the run has recorded any.
+std::optional<nlohmann::ordered_json> read_run_settings(const std::filesystem::path& dir);
+// One "FLAG: WHAT_SAVED was A, now B" entry per differing flag (missing keys count as differing).
+std::vector<std::string> settings_differences(const nlohmann::ordered_json& saved,
+                                              const nlohmann::ordered_json& now,
+                                              const std::string& what_saved);
+
+}  // namespace bb::cli

@@ -1,0 +1,97 @@
+# Training runs and experiments: flag ranges, the run lock, resume checks, interruption, stale
+# experiment results, children that die with experiment.
+fixtures
+T=(--corpus corpus.txt --preset tiny --vocab-size 400 --dev-batches 2)
+
+# Nonsense numbers are refused while parsing, naming the flag and the range.
+expect_fail "train --steps -5" "--steps: -5 is out of range" "$BB" train "${T[@]}" --out r --steps -5
+expect_fail "train --steps 0" "--steps: 0 is out of range" "$BB" train "${T[@]}" --out r --steps 0
+expect_fail "train --threads 0" "--threads: 0 is out of range" "$BB" train "${T[@]}" --out r --threads 0
+expect_fail "train --threads -3" "--threads: -3 is out" "$BB" train "${T[@]}" --out r --threads -3
+expect_fail "train --threads 1000" "--threads: 1025? ?|--threads: 1000 is out|expected" \
+  "$BB" train "${T[@]}" --out r --threads 1025
+expect_fail "train --lr -1" "--lr: -1 is out of range" "$BB" train "${T[@]}" --out r --lr -1
+expect_fail "train --lr nan" "--lr: nan is out of range" "$BB" train "${T[@]}" --out r --lr nan
+expect_fail "train --adam-eps 0" "--adam-eps: 0 is out of range" "$BB" train "${T[@]}" --out r --adam-eps 0
+expect_fail "train --mask-prob 2" "--mask-prob: 2 is out of range" "$BB" train "${T[@]}" --out r --mask-prob 2
+expect_fail "train --mask-prob 0 (hung before)" "--mask-prob: 0 is out of range" \
+  "$BB" train "${T[@]}" --out r --mask-prob 0
+expect_fail "train --dropout 1.5" "--dropout: 1.5 is out of range" "$BB" train "${T[@]}" --out r --dropout 1.5
+expect_fail "train --dev-batches -1" "--dev-batches: -1 is out" "$BB" train "${T[@]}" --out r --dev-batches -1
+expect_fail "train --eval-every 0 (SIGFPE before)" "--eval-every: 0 is out" \
+  "$BB" train "${T[@]}" --out r --eval-every 0
+expect_fail "train --probe-every without a suite" "--probe-every needs --probe-suite" \
+  "$BB" train "${T[@]}" --out r --probe-every 10
+expect_fail "train --batch-size 2e9" "--batch-size: 2e9 is not a whole number|--batch-size: 2000000000 is out" \
+  "$BB" train "${T[@]}" --out r --batch-size 2000000000
+expect_fail "experiment --jobs 0 (hung before)" "--jobs: 0 is out of range" \
+  "$BB" experiment --corpus corpus.txt --suite suite --out e --jobs 0
+expect_fail "experiment --seeds 0" "--seeds: 0 is out of range" \
+  "$BB" experiment --corpus corpus.txt --suite suite --out e --seeds 0
+expect_fail "bench --seconds -1" "--seconds: -1 is out of range" "$BB" bench train --seconds -1
+expect_fail "a flag typo gets a suggestion" "unknown flag --attenton; did you mean --attention\?" \
+  "$BB" train "${T[@]}" --out r --attenton ssa
+
+# Resume: needs a checkpoint and the same math; safe flags may change.
+expect_fail "--resume without a checkpoint" "no checkpoint to resume from" \
+  "$BB" train "${T[@]}" --out empty-run --steps 20 --resume
+"$BB" train "${T[@]}" --out run1 --steps 20 --seed 3 >/dev/null 2>&1
+expect_fail "--resume with another --lr" "--lr: checkpoint 0.0001, now 0.0003" \
+  "$BB" train "${T[@]}" --out run1 --steps 20 --seed 3 --lr 3e-4 --resume
+expect_fail "--resume with another --steps" "--steps: checkpoint 20, now 40" \
+  "$BB" train "${T[@]}" --out run1 --steps 40 --seed 3 --resume
+sed 's/ \.$/ !/' corpus.txt > corpus2.txt
+expect_fail "--resume with another corpus" "--corpus \(sha256\): checkpoint [0-9a-f]+, now [0-9a-f]+" \
+  "$BB" train "${T[@]/corpus.txt/corpus2.txt}" --out run1 --steps 20 --seed 3 --resume
+expect_ok "--resume with other --threads and --eval-every" \
+  "$BB" train "${T[@]}" --out run1 --steps 20 --seed 3 --resume --threads 2 --eval-every 5
+expect_fail "a new run over checkpoints" "holds checkpoints already" \
+  "$BB" train "${T[@]}" --out run1 --steps 20 --seed 3
+
+# The metrics line of a checkpoint is part of it: a lost metrics.jsonl comes back on resume.
+"$BB" train "${T[@]}" --out run2 --steps 20 --seed 1 --eval-every 10 >/dev/null 2>&1
+rm -rf run2/checkpoints/step-20 && rm run2/metrics.jsonl
+"$BB" train "${T[@]}" --out run2 --steps 20 --seed 1 --resume >/dev/null 2>&1
+check "metrics.jsonl restored from the checkpoint and continued" \
+  test "$(grep -c '"step"' run2/metrics.jsonl)" -eq 2
+check "the checkpoint's trainer state holds the metrics log" \
+  grep -q '"metrics"' run2/checkpoints/step-20/trainer_state.json
+
+# Two processes on one run directory: the second fails at once, naming the holder.
+"$BB" train "${T[@]}" --out busy --steps 1000000 --eval-every 100000 >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 50); do [ -s busy/.lock ] && break; sleep 0.1; done
+expect_fail "a second train on a run directory in use" "in use by another babyberta process \(PID $holder\)" \
+  "$BB" train "${T[@]}" --out busy --steps 20
+# Ctrl-C: the run saves a checkpoint and exits non-zero (130), so nobody takes it for finished.
+sleep 0.5; kill -INT "$holder"; wait_bounded "$holder" 30; rc=$?
+check "an interrupted train exits 130" test "$rc" -eq 130
+check "an interrupted train leaves a checkpoint" test -d busy/checkpoints
+pkill -9 -f "[b]usy --steps"
+
+# experiment: results made with other settings are refused, or redone with --force.
+E=(--corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 --attention softmax
+   --jobs 1 --out exp)
+expect_ok "experiment (first run)" "$BB" experiment "${E[@]}" --steps 20 --eval-every 10
+expect_fail "experiment rerun with other --steps" "runs/softmax-seed1: made with other settings \(--steps: this run 20, now 30" \
+  "$BB" experiment "${E[@]}" --steps 30
+expect_fail "experiment rerun with another --method" "softmax-seed1.json: made with other settings \(--method: result holistic, now pll" \
+  "$BB" experiment "${E[@]}" --steps 20 --method pll
+expect_ok "experiment --force redoes them" "$BB" experiment "${E[@]}" --steps 30 --method pll --force
+check "the redone run has the new settings" grep -q '"--steps": 30' exp/runs/softmax-seed1/run.json
+
+# experiment killed (kill -9): its children die with it; Ctrl-C: exit non-zero, no report.
+"$BB" experiment "${E[@]/exp/exp2}" --steps 1000000 --eval-every 100000 >/dev/null 2>&1 &
+parent=$!
+for _ in $(seq 100); do pgrep -f "[e]xp2/runs/softmax-seed1" >/dev/null && break; sleep 0.1; done
+kill -9 "$parent"; wait_bounded "$parent" 10; sleep 1
+check "experiment's children die with it" bash -c '! pgrep -f "[e]xp2/runs/softmax-seed1"'
+pkill -9 -f "[e]xp2/runs/softmax-seed1"  # (a survivor, if this check failed)
+"$BB" experiment "${E[@]/exp/exp3}" --steps 1000000 --eval-every 100000 >exp3.out 2>&1 &
+parent=$!
+for _ in $(seq 100); do pgrep -f "[e]xp3/runs/softmax-seed1" >/dev/null && break; sleep 0.1; done
+sleep 0.5; kill -INT "$parent"; wait_bounded "$parent" 30; rc=$?
+check "an interrupted experiment exits non-zero" test "$rc" -ne 0
+check "an interrupted experiment says so" grep -q "interrupted (train softmax-seed1 stopped)" exp3.out
+check "an interrupted experiment writes no report" test ! -e exp3/report/report.md
+pkill -9 -f "[e]xp3/runs/softmax-seed1"
