@@ -1,5 +1,6 @@
 // Progress reporting for long commands: on a TTY one line rewritten in place with rate and ETA;
-// otherwise a plain log line every `every` units.
+// otherwise a plain log line every `every` units. Rate and ETA count only the units done since
+// `first` (e.g. the step a resumed run starts from).
 #pragma once
 #include <fmt/core.h>
 #include <unistd.h>
@@ -11,13 +12,14 @@ namespace bb::cli {
 
 class Progress {
  public:
-  Progress(int64_t total, std::string unit, int64_t every)
-      : total_(total), unit_(std::move(unit)), every_(every), tty_(isatty(STDERR_FILENO)) {}
+  Progress(int64_t total, std::string unit, int64_t every, int64_t first = 0)
+      : total_(total), first_(first), unit_(std::move(unit)), every_(every),
+        tty_(isatty(STDERR_FILENO)) {}
 
   // `done` units finished, `extra` appended to the line (e.g. "loss 3.21").
   void update(int64_t done, const std::string& extra) {
     const double el = seconds();
-    const double rate = done > 0 ? done / el : 0;
+    const double rate = done > first_ && el > 0 ? (done - first_) / el : 0;
     const double eta = rate > 0 ? (total_ - done) / rate : 0;
     const std::string line = fmt::format("{}/{} {} | {} | {:.1f} {}/s | ETA {}", done, total_,
                                          unit_, extra, rate, unit_, format_time(eta));
@@ -28,6 +30,11 @@ class Progress {
       logged_ = done / every_;
       fmt::print(stderr, "{}\n", line);
     }
+  }
+  // A line of its own above the progress line (e.g. an evaluation's result).
+  void note(const std::string& line) {
+    if (tty_) fmt::print(stderr, "\r\033[K{}\n", line);
+    else fmt::print(stderr, "{}\n", line);
   }
   void finish() {
     if (tty_) fmt::print(stderr, "\n");
@@ -41,7 +48,7 @@ class Progress {
   }
 
  private:
-  int64_t total_;
+  int64_t total_, first_;
   std::string unit_;
   int64_t every_;
   bool tty_;

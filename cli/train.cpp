@@ -195,15 +195,17 @@ TrainingData load_training_data(TrainArgs& a, const Tokenizer& tok, const Config
 }
 
 // One metrics line per evaluation: the window's mean training loss, the dev loss and, with
-// --probe-every, the probe of this step's model (learning curves).
+// --probe-every, the probe of this step's model (learning curves). elapsed_s counts across resumes.
 class MetricsLog {
  public:
-  MetricsLog(const TrainArgs& a, Trainer& trainer, MlmBatches& dev)
-      : a_(a), trainer_(trainer), dev_(dev) {}
+  MetricsLog(const TrainArgs& a, Trainer& trainer, MlmBatches& dev, Progress& progress,
+             double elapsed_before)
+      : a_(a), trainer_(trainer), dev_(dev), progress_(progress), elapsed0_(elapsed_before) {}
 
-  void on_step(const StepLog& s, double seconds) {
+  void on_step(const StepLog& s) {
     loss_sum_ += s.loss, ++loss_n_, tokens_ += s.tokens;
     if (s.step % a_.eval_every != 0 && s.step != a_.steps) return;
+    const double seconds = progress_.seconds();
     const double dl = dev_loss(trainer_.model(), dev_, a_.dev_batches);
     nlohmann::json line{{"step", s.step},
                         {"train_loss", loss_sum_ / std::max<int64_t>(1, loss_n_)},
@@ -211,12 +213,11 @@ class MetricsLog {
                         {"lr", s.lr},
                         {"grad_norm", s.grad_norm},
                         {"tokens_per_s", tokens_ / seconds},
-                        {"elapsed_s", seconds}};
+                        {"elapsed_s", elapsed0_ + seconds}};
+    if (!a_.quiet) progress_.note(fmt::format("step {}: dev loss {:.4f}", s.step, dl));
     if (a_.probe_every > 0 && s.step % a_.probe_every == 0) probe(s.step, line);
     trainer_.add_metrics(std::move(line));  // written with this step's checkpoint
     loss_sum_ = 0, loss_n_ = 0;
-    if (!a_.quiet && !isatty(STDERR_FILENO))
-      fmt::print(stderr, "step {}: dev loss {:.4f}\n", s.step, dl);
   }
   double tokens() const { return double(tokens_); }
 
@@ -229,15 +230,32 @@ class MetricsLog {
     const ProbeSummary ps = run_probe(pa);
     line["probe_overall"] = ps.overall;
     line["probe_phenomena"] = ps.phenomena;
-    if (!a_.quiet) fmt::print(stderr, "\nstep {}: probe overall {:.1f}\n", step, ps.overall);
+    if (!a_.quiet) progress_.note(fmt::format("step {}: probe overall {:.1f}", step, ps.overall));
   }
 
   const TrainArgs& a_;
   Trainer& trainer_;
   MlmBatches& dev_;
+  Progress& progress_;
+  double elapsed0_;
   double loss_sum_ = 0;
   int64_t loss_n_ = 0, tokens_ = 0;
 };
+
+// This command line with --resume added: what Ctrl-C tells the user to run.
+std::string resume_command() {
+  std::string cmdline = read_file("/proc/self/cmdline"), out;
+  bool has_resume = false;
+  for (size_t pos = 0; pos < cmdline.size();) {
+    const size_t end = std::min(cmdline.find('\0', pos), cmdline.size());
+    const std::string arg = cmdline.substr(pos, end - pos);
+    has_resume |= arg == "--resume";
+    const bool plain = arg.find_first_of(" \t'\"$\\") == std::string::npos && !arg.empty();
+    out += (out.empty() ? "" : " ") + (plain ? arg : "'" + arg + "'");
+    pos = end + 1;
+  }
+  return has_resume ? out : out + " --resume";
+}
 
 }  // namespace
 
@@ -264,22 +282,23 @@ void run_train(TrainArgs a) {
                     .device = device, .cuda_graphs = a.cuda_graphs};
   MlmBatches& batches = *data.batches;
   Trainer trainer(config, cap, topt, [&](uint64_t, int64_t step, Batch& b) { batches.batch(step, b); });
-  MetricsLog metrics(a, trainer, *data.dev_batches);
-  Progress progress(a.steps, "steps", std::max<int64_t>(1, a.eval_every / 10));
   const int64_t start = trainer.step();
+  if (a.resume && !a.quiet) fmt::print(stderr, "resuming from step {}\n", start);
+  Progress progress(a.steps, "steps", std::max<int64_t>(1, a.eval_every / 10), start);
+  MetricsLog metrics(a, trainer, *data.dev_batches, progress, trainer.elapsed_before());
   if (fs::exists(out / "run.json"))
     add_run_session(out, {{"from_step", start}, {"threads", a.threads}, {"device", a.device},
                           {"blas", device == Device::cpu ? blas : "cuBLAS"}});
   trainer.run([&](const StepLog& s) {
-    metrics.on_step(s, progress.seconds());
+    metrics.on_step(s);
     if (!a.quiet)
       progress.update(s.step, fmt::format("loss {:.3f} lr {:.2e} {:.0f} tok/s", s.loss, s.lr,
                                           metrics.tokens() / progress.seconds()));
   });
   if (!a.quiet) progress.finish();
   if (Trainer::stop_requested)
-    throw Interrupted(fmt::format("interrupted: checkpoint saved at step {} in {}; rerun with "
-                                  "--resume to continue", trainer.step(), out.string()));
+    throw Interrupted(fmt::format("interrupted: checkpoint saved at step {} in {}; to continue: {}",
+                                  trainer.step(), out.string(), resume_command()));
   if (!a.quiet)
     fmt::print(stderr, "trained {} steps ({} this run) -> {}\n", trainer.step(),
                trainer.step() - start, out.string());

@@ -74,6 +74,13 @@ void Trainer::restore_metrics() {
   write_metrics_log(path, metrics_);
 }
 
+double Trainer::elapsed_before() const {
+  if (metrics_.empty()) return 0;
+  const auto& last = metrics_.back();
+  return last.contains("elapsed_s") && last["elapsed_s"].is_number() ? last["elapsed_s"].get<double>()
+                                                                     : 0.0;
+}
+
 void Trainer::save_model_files() {
   BB_CHECK(!opts_.out.empty(), "no output directory to save a model to");
   model_.download();

@@ -50,6 +50,8 @@ class Trainer {
   // Adds a line to the metrics log; it reaches disk with the next checkpoint (on_step of a
   // checkpoint step runs before that checkpoint is written).
   void add_metrics(nlohmann::json line) { metrics_.push_back(std::move(line)); }
+  // elapsed_s of the last metrics line (0 for a new run): where a resumed run's clock goes on.
+  double elapsed_before() const;
 
   Model<float>& model() { return model_; }
   const AdamW& optimizer() const { return opt_; }

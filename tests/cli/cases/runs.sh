@@ -58,7 +58,7 @@ check "the checkpoint's trainer state holds the metrics log" \
   grep -q '"metrics"' run2/checkpoints/step-20/trainer_state.json
 
 # Two processes on one run directory: the second fails at once, naming the holder.
-"$BB" train "${T[@]}" --out busy --steps 1000000 --eval-every 100000 >/dev/null 2>&1 &
+"$BB" train "${T[@]}" --out busy --steps 1000000 --eval-every 100000 >/dev/null 2>busy.err &
 holder=$!
 for _ in $(seq 50); do [ -s busy/.lock ] && break; sleep 0.1; done
 expect_fail "a second train on a run directory in use" "in use by another babyberta process \(PID $holder\)" \
@@ -67,6 +67,13 @@ expect_fail "a second train on a run directory in use" "in use by another babybe
 sleep 0.5; kill -INT "$holder"; wait_bounded "$holder" 30; rc=$?
 check "an interrupted train exits 130" test "$rc" -eq 130
 check "an interrupted train leaves a checkpoint" test -d busy/checkpoints
+check "an interrupted train says how to continue" \
+  grep -Eq "interrupted: checkpoint saved at step [0-9]+ in busy; to continue: .*babyberta train .*--out busy .*--resume$" busy.err
+"$BB" train "${T[@]}" --out busy --steps 1000000 --eval-every 100000 --resume >/dev/null 2>busy2.err &
+holder=$!
+for _ in $(seq 50); do grep -q "resuming from step" busy2.err && break; sleep 0.1; done
+check "a resumed train says where it resumes" grep -q "resuming from step [1-9]" busy2.err
+kill -INT "$holder"; wait_bounded "$holder" 30
 pkill -9 -f "[b]usy --steps"
 
 # experiment: results made with other settings are refused, or redone with --force.
