@@ -77,6 +77,7 @@ ProbeSummary run_probe(const ProbeArgs& a) {
   BB_CHECK(a.order == "bad-first" || a.order == "good-first",
            "unknown pair order '{}' (expected bad-first or good-first)", a.order);
   const SuiteFormat format = parse_suite_format(a.format);
+  BB_CHECK(fs::is_directory(a.model), "{}: no such model directory", a.model);
   if (!a.out.empty()) check_results_writable(a.out);  // fail before any scoring
   Suite suite = load_suites(suite_paths(a), a.order == "bad-first" ? PairOrder::bad_first
                                                                    : PairOrder::good_first,
