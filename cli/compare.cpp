@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/flag_ranges.h"
 #include "probing/compare.h"
 
 namespace bb::cli {
@@ -37,7 +38,9 @@ void add_compare(CLI::App& app) {
   auto boot = std::make_shared<int>(1000);
   cmd->add_option("results", *files, "Result JSON files from probe")->required();
   cmd->add_option("--out", *out, "Report directory")->required();
-  cmd->add_option("--bootstrap", *boot, "Bootstrap replicates")->capture_default_str();
+  cmd->add_option("--bootstrap", *boot, "Bootstrap replicates (1 to 1,000,000)")
+      ->check(count_in(1, 1000000))
+      ->capture_default_str();
   cmd->callback([files, out, boot] {
     std::vector<std::filesystem::path> paths(files->begin(), files->end());
     const Comparison c = compare_runs(load_runs(paths), *boot);

@@ -7,9 +7,11 @@
 #include <ctime>
 
 #include "cli/commands.h"
+#include "cli/flag_ranges.h"
 #include "backend/ops.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "common/json_read.h"
 #include "cli/progress.h"
 #include "common/threads.h"
 #include "encoder/checkpoint.h"
@@ -27,18 +29,66 @@ static std::string utc_now() {
   return buf;
 }
 
+namespace {
+
+std::vector<fs::path> suite_paths(const ProbeArgs& a) {
+  if (a.suites.empty()) return {fs::path(a.suite)};
+  return {a.suites.begin(), a.suites.end()};
+}
+
+// F.json's header: model, config, method, tie rule, suite(s), provenance.
+json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, Method method,
+                  TieRule ties, const Device device, const Progress& progress, size_t sentences) {
+  const Config& c = scorer.config();
+  json files = json::array();
+  for (const SuiteFile& f : suite.files)
+    files.push_back({{"file", f.path.filename().string()}, {"sha256", f.sha256}});
+  json cfg = to_json(c);
+  cfg["label"] = c.label();
+  if (auto last = latest_checkpoint(a.model)) {
+    const fs::path state = *last / "trainer_state.json";
+    const json ts = parse_json(read_file(state), state.string());
+    cfg["steps"] = json_integer(ts, "step", state.string());
+    cfg["seed"] = json_integer(ts, "seed", state.string());
+  }
+  json suites = json::array();
+  for (const fs::path& p : suite_paths(a)) suites.push_back(fs::absolute(p).string());
+  return {{"model", fs::absolute(a.model).string()},
+          {"config", cfg},
+          {"method", method_name(method)},
+          {"tie_rule", tie_rule_name(ties)},
+          {"suite", suites.size() == 1 ? suites[0] : suites},
+          {"pairs_per_paradigm", a.pairs_per_paradigm > 0 ? json(a.pairs_per_paradigm)
+                                                          : json("all")},
+          {"provenance",
+           {{"git_revision", BB_GIT_REVISION},
+            {"suite_files", files},
+            {"threads", a.threads},
+            {"device", device_label(device)},
+            {"cpu_linear", ops::frozen_linear_backend()},
+            {"date", utc_now()},
+            {"seconds", progress.seconds()},
+            {"sentences_per_s", double(sentences) / progress.seconds()}}}};
+}
+
+}  // namespace
+
 ProbeSummary run_probe(const ProbeArgs& a) {
   set_threads(a.threads);
   const Method method = parse_method(a.method);
   const TieRule ties = parse_tie_rule(a.tie_rule);
   BB_CHECK(a.order == "bad-first" || a.order == "good-first",
            "unknown pair order '{}' (expected bad-first or good-first)", a.order);
-  Suite suite =
-      load_suite(a.suite, a.order == "bad-first" ? PairOrder::bad_first : PairOrder::good_first);
+  const SuiteFormat format = parse_suite_format(a.format);
+  BB_CHECK(fs::is_directory(a.model), "{}: no such model directory", a.model);
+  if (!a.out.empty()) check_results_writable(a.out);  // fail before any scoring
+  Suite suite = load_suites(suite_paths(a), a.order == "bad-first" ? PairOrder::bad_first
+                                                                   : PairOrder::good_first,
+                            format);
   if (a.pairs_per_paradigm > 0)
     std::erase_if(suite.pairs, [&](const MinimalPair& p) { return p.index >= a.pairs_per_paradigm; });
   const Device device = usable_device(a.device);
-  Scorer scorer(a.model, 0, device);
+  Scorer scorer(a.model, a.batch_tokens, device);
   std::vector<std::string> sentences;
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.good);
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.bad);
@@ -53,36 +103,9 @@ ProbeSummary run_probe(const ProbeArgs& a) {
     bad.push_back(scores[suite.pairs.size() + i].score);
   }
   const ProbeSummary s = summarize(suite, good, bad, method, ties);
-  if (!a.out.empty()) {
-    const Config& c = scorer.config();
-    json files = json::array();
-    for (const SuiteFile& f : suite.files)
-      files.push_back({{"file", f.path.filename().string()}, {"sha256", f.sha256}});
-    json cfg = to_json(c);
-    cfg["label"] = c.label();
-    if (auto last = latest_checkpoint(a.model)) {
-      const json ts = json::parse(read_file(*last / "trainer_state.json"));
-      cfg["steps"] = ts["step"];
-      cfg["seed"] = ts["seed"];
-    }
-    const json header{{"model", fs::absolute(a.model).string()},
-                      {"config", cfg},
-                      {"method", method_name(method)},
-                      {"tie_rule", tie_rule_name(ties)},
-                      {"suite", fs::absolute(a.suite).string()},
-                      {"pairs_per_paradigm", a.pairs_per_paradigm > 0 ? json(a.pairs_per_paradigm)
-                                                                      : json("all")},
-                      {"provenance",
-                       {{"git_revision", BB_GIT_REVISION},
-                        {"suite_files", files},
-                        {"threads", a.threads},
-                        {"device", device_label(device)},
-                        {"cpu_linear", ops::frozen_linear_backend()},
-                        {"date", utc_now()},
-                        {"seconds", progress.seconds()},
-                        {"sentences_per_s", double(sentences.size()) / progress.seconds()}}}};
-    write_probe_results(a.out, header, s);
-  }
+  if (!a.out.empty())
+    write_probe_results(a.out, probe_header(a, scorer, suite, method, ties, device, progress,
+                                            sentences.size()), s);
   return s;
 }
 
@@ -102,8 +125,13 @@ void add_probe(CLI::App& app) {
   auto* cmd = app.add_subcommand("probe", "Score a minimal-pair suite (Zorro, BLiMP, TSV)");
   auto a = std::make_shared<ProbeArgs>();
   cmd->add_option("--model", a->model, "Model directory")->required();
-  cmd->add_option("--suite", a->suite, "Suite directory or file (.txt Zorro, .jsonl BLiMP, .tsv)")
+  cmd->add_option("--suite", a->suites,
+                  "Suite directory or file (.txt Zorro, .jsonl BLiMP, .tsv); repeat for several")
       ->required();
+  cmd->add_option("--format", a->format, "Suite format: auto (by extension; a .txt must be "
+                  "phenomenon-paradigm.txt of at most 20,000 lines) or zorro (any file)")
+      ->check(CLI::IsMember({"auto", "zorro"}))
+      ->capture_default_str();
   cmd->add_option("--out", a->out, "Results JSON (a .pairs.jsonl is written next to it)")
       ->required();
   cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")->capture_default_str();
@@ -111,10 +139,18 @@ void add_probe(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--order", a->order, "Zorro pair order: bad-first (odd lines ungrammatical) "
                                        "or good-first")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Compute threads (1 to 1024)")
+      ->check(count_in(1, 1024))
+      ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
-                  "Score only the first N pairs of each paradigm (0: all)")->capture_default_str();
+                  "Score only the first N pairs of each paradigm (0: all; 0 to 1,000,000,000)")
+      ->check(count_in(0, 1000000000))
+      ->capture_default_str();
+  cmd->add_option("--batch-tokens", a->batch_tokens,
+                  "Tokens per scoring batch (0: 512 on the CPU, 8,192 on CUDA; 0 to 65,536)")
+      ->check(count_in(0, 65536))
+      ->capture_default_str();
   cmd->callback([a] { print_probe_table(run_probe(*a)); });
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "probing/results.h"
 
@@ -14,6 +15,9 @@ struct ProbeArgs {
   std::string device = "cpu";
   int pairs_per_paradigm = 0;  // 0: all
   bool quiet = false;
+  std::vector<std::string> suites = {};  // several suites as one; when empty, `suite`
+  std::string format = "auto";           // auto or zorro (see SuiteFormat)
+  int batch_tokens = 0;                  // 0: the device's default
 };
 
 // Scores, writes OUT (+ .pairs.jsonl) when out is set, and returns the summary.

@@ -5,8 +5,11 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/flag_ranges.h"
+#include "common/error.h"
 #include "common/threads.h"
 #include "probing/scorer.h"
+#include "tokenizer/normalizer.h"
 
 namespace bb::cli {
 
@@ -22,7 +25,9 @@ void add_score(CLI::App& app) {
   cmd->add_option("--model", a->model, "Model directory")->required();
   cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")->capture_default_str();
   cmd->add_flag("--per-token", a->per_token, "Also print each scored token's log-probability");
-  cmd->add_option("--threads", a->threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Compute threads (1 to 1024)")
+      ->check(count_in(1, 1024))
+      ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();
   cmd->callback([a] {
     set_threads(a->threads);
@@ -30,7 +35,13 @@ void add_score(CLI::App& app) {
     Scorer scorer(a->model, 0, device);
     const Method m = parse_method(a->method);
     std::vector<std::string> lines;
-    for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
+    for (std::string line; std::getline(std::cin, line);) {
+      BB_CHECK(line.find_first_not_of(" \t\r") != std::string::npos,
+               "stdin:{}: empty sentence (expected one sentence per line)", lines.size() + 1);
+      BB_CHECK(is_valid_utf8(line), "stdin:{}: not valid UTF-8 (expected UTF-8 text)",
+               lines.size() + 1);
+      lines.push_back(line);
+    }
     const auto scores = scorer.score(lines, m);
     for (size_t i = 0; i < lines.size(); ++i) {
       nlohmann::json j{{"sentence", lines[i]}, {"ids", scores[i].ids}, {"score", scores[i].score}};

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "cli/commands.h"
+#include "cli/flag_ranges.h"
 #include "common/threads.h"
 #include "corpora/corpus.h"
 
@@ -28,11 +29,14 @@ void add_tokenizer(CLI::App& app) {
   cmd->add_option("--model-type", a->opt.model_type, "bpe or unigram")->capture_default_str();
   cmd->add_flag("--keep-case", a->keep_case, "Do not lower-case (default: lower-case)");
   cmd->add_flag("--strict", a->corpus_opt.strict, "Invalid UTF-8 is an error, not a warning");
-  cmd->add_option("--threads", a->opt.threads, "Threads")->capture_default_str();
+  cmd->add_option("--threads", a->opt.threads, "Threads (1 to 1024)")
+      ->check(count_in(1, 1024))
+      ->capture_default_str();
   cmd->callback([a] {
     set_threads(a->opt.threads);
     a->opt.normalization.lowercase = !a->keep_case;
     a->corpus_opt.min_words = 1;  // the tokenizer sees every usable line
+    a->opt.source = a->corpus;
     const auto t0 = std::chrono::steady_clock::now();
     CorpusStats stats;
     const auto lines = read_corpus_lines(a->corpus, a->corpus_opt,

@@ -102,7 +102,7 @@ Tokenizer tokenizer_for(const TrainArgs& a) {
   if (fs::exists(out / "tokenizer.model")) return Tokenizer::load(out);
   TokenizerTrainOptions opt{.model_type = a.tokenizer_type, .vocab_size = a.vocab_size,
                             .normalization = {.nfkc = true, .lowercase = !a.keep_case},
-                            .threads = a.threads};
+                            .threads = a.threads, .source = a.corpus};
   CorpusStats stats;
   const auto lines = read_corpus_lines(a.corpus, {.min_words = 1, .strict = a.strict},
                                        Normalizer(opt.normalization), stats);

@@ -88,8 +88,12 @@ TokenizedCorpus load_tokenized_corpus(const fs::path& path, const Tokenizer& tok
   const std::string key = fmt::format("corpus sha256:{} tokenizer {} min_words {} max_tokens {}",
                                       sha256_hex(read_file(path)), tok.fingerprint(),
                                       opt.min_words, opt.max_tokens);
-  if (!cache.empty())
-    if (auto hit = read_token_cache(cache, key)) return std::move(*hit);
+  if (!cache.empty()) {
+    TokenCacheRead hit = read_token_cache(cache, key, tok.vocab_size());
+    if (hit.corpus) return std::move(*hit.corpus);
+    if (!hit.problem.empty())
+      fmt::print(stderr, "babyberta: note: {}: {}, rebuilding\n", cache.string(), hit.problem);
+  }
   TokenizedCorpus out;
   const auto lines = read_corpus_lines(path, opt, tok.normalizer(), out.stats);
   std::vector<std::vector<int32_t>> encoded(lines.size());  // SentencePiece encodes thread-safely

@@ -9,7 +9,9 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/json_read.h"
 #include "common/philox.h"
+#include "probing/results.h"
 #include "probing/svg.h"
 
 namespace bb {
@@ -29,14 +31,8 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
   for (const fs::path& f : files) {
     RunResult r;
     r.path = f;
-    try {
-      r.header = json::parse(read_file(f));
-    } catch (const json::exception& e) {
-      fail("{}: not valid JSON ({})", f.string(), e.what());
-    }
-    BB_CHECK(r.header.contains("paradigms") && r.header.contains("config") &&
-                 r.header.contains("method"),
-             "{}: not a probe result (expected paradigms, config, method)", f.string());
+    r.header = parse_json(read_file(f), f.string());
+    check_probe_result(r.header, f.string());
     r.seed = r.header["config"].value("seed", int64_t(0));
     for (auto& [name, v] : r.header["paradigms"].items()) {
       r.paradigms.push_back(name);
@@ -58,18 +54,7 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
       }
     }
     const fs::path pairs = fs::path(f).replace_extension(".pairs.jsonl");
-    if (fs::exists(pairs)) {
-      std::ifstream in(pairs);
-      std::string line;
-      for (int n = 1; std::getline(in, line); ++n) {
-        try {
-          const json j = json::parse(line);
-          r.outcomes[j.at("paradigm").get<std::string>()].push_back(j.at("outcome").get<double>());
-        } catch (const json::exception& e) {
-          fail("{}:{}: malformed pair line ({})", pairs.string(), n, e.what());
-        }
-      }
-    }
+    if (fs::exists(pairs)) r.outcomes = read_pair_outcomes(pairs);
     runs.push_back(std::move(r));
   }
   // Group by the attention label, plus whatever else differs between files.

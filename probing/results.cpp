@@ -1,9 +1,15 @@
 #include "probing/results.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <map>
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/json_read.h"
 
 namespace bb {
 
@@ -68,6 +74,83 @@ fs::path pairs_path_for(const fs::path& json_path) {
   fs::path p = json_path;
   p.replace_extension(".pairs.jsonl");
   return p;
+}
+
+namespace {
+
+void check_paradigm(const json& v, const std::string& where) {
+  BB_CHECK(v.is_object(), "{}: {}, expected an object with accuracy, pairs and ties", where,
+           json_kind(v));
+  const double acc = json_number(v, "accuracy", where);
+  BB_CHECK(acc >= 0 && acc <= 100, "{}: \"accuracy\" is {}, expected a percentage in [0, 100]",
+           where, acc);
+  const int64_t pairs = json_integer(v, "pairs", where);
+  BB_CHECK(pairs > 0, "{}: \"pairs\" is {}, expected at least 1", where, pairs);
+  const int64_t ties = json_integer(v, "ties", where);
+  BB_CHECK(ties >= 0 && ties <= pairs, "{}: \"ties\" is {}, expected 0 to {} (the pairs)", where,
+           ties, pairs);
+  json_string_or(v, "phenomenon", where, "");
+}
+
+}  // namespace
+
+void check_probe_result(const json& h, const std::string& file) {
+  BB_CHECK(h.is_object() && h.contains("paradigms") && h.contains("config") && h.contains("method"),
+           "{}: not a probe result (expected an object with paradigms, config and method)", file);
+  const json& paradigms = json_field(h, "paradigms", file, [](const json& v) {
+    return v.is_object();
+  }, "an object");
+  BB_CHECK(!paradigms.empty(), "{}: \"paradigms\" is empty, expected at least one paradigm", file);
+  for (const auto& [name, v] : paradigms.items())
+    check_paradigm(v, fmt::format("{}: paradigm '{}'", file, name));
+  const json& config = json_field(h, "config", file, [](const json& v) { return v.is_object(); },
+                                  "an object");
+  const std::string where = file + ": config";
+  for (const char* k : {"seed", "steps", "num_hidden_layers", "num_attention_heads", "hidden_size"})
+    json_integer_or(config, k, where, 0);
+  json_string_or(config, "label", where, "");
+  json_string(h, "method", file);
+  json_string_or(h, "model", file, "");
+  if (h.contains("overall")) json_number(h, "overall", file);
+}
+
+std::map<std::string, std::vector<double>> read_pair_outcomes(const fs::path& pairs) {
+  std::map<std::string, std::vector<double>> out;
+  const std::string text = read_file(pairs);
+  size_t n = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + pos, end - pos);
+    pos = end + 1;
+    const std::string where = fmt::format("{}:{}", pairs.string(), ++n);
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const json j = parse_json(line, where);
+    BB_CHECK(j.is_object(), "{}: {}, expected an object with paradigm and outcome", where,
+             json_kind(j));
+    const std::string paradigm = json_string(j, "paradigm", where);
+    const double o = json_number(j, "outcome", where);
+    BB_CHECK(o >= 0 && o <= 1, "{}: \"outcome\" is {}, expected 0 to 1", where, o);
+    out[paradigm].push_back(o);
+  }
+  return out;
+}
+
+void check_results_writable(const fs::path& json_path) {
+  BB_CHECK(json_path.has_filename(), "{}: expected a results file path (F.json)", json_path.string());
+  const fs::path dir = json_path.parent_path().empty() ? fs::path(".") : json_path.parent_path();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  BB_CHECK(!ec, "{}: cannot create the directory {} ({})", json_path.string(), dir.string(),
+           ec.message());
+  for (const fs::path& p : {json_path, pairs_path_for(json_path)})
+    BB_CHECK(!fs::is_directory(p), "{}: is a directory, expected a results file path", p.string());
+  const fs::path scratch = dir / (".bb-write-check." + std::to_string(::getpid()));
+  const int fd = ::open(scratch.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  BB_CHECK(fd >= 0, "{}: cannot write results in {} ({})", json_path.string(), dir.string(),
+           std::strerror(errno));
+  ::close(fd);
+  fs::remove(scratch, ec);
 }
 
 void write_probe_results(const fs::path& json_path, json header, const ProbeSummary& s) {

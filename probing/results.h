@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,17 @@ ProbeSummary summarize(const Suite& suite, const std::vector<double>& good,
 void write_probe_results(const std::filesystem::path& json_path, nlohmann::json header,
                          const ProbeSummary& s);
 std::filesystem::path pairs_path_for(const std::filesystem::path& json_path);
+// Checks a probe result read back (F.json) before anything uses it: an object with "paradigms"
+// (a non-empty object of {accuracy: percent in [0, 100], pairs: integer > 0, ties: integer in
+// [0, pairs], phenomenon: string}), "config" (an object; seed, steps and the layer sizes integers,
+// label a string, when present) and "method" (a string); "model" a string and "overall" a
+// number when present. Errors name the file and the field.
+void check_probe_result(const nlohmann::json& header, const std::string& file);
+// F.pairs.jsonl read back: paradigm -> outcome per pair (each in [0, 1]), in file order.
+std::map<std::string, std::vector<double>> read_pair_outcomes(const std::filesystem::path& pairs);
+
+// Before any scoring: creates F.json's directory and a scratch file in it (removed again), so an
+// unwritable --out fails at once with one line naming the path.
+void check_results_writable(const std::filesystem::path& json_path);
 
 }  // namespace bb

@@ -8,6 +8,8 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/hash.h"
+#include "common/json_read.h"
+#include "tokenizer/normalizer.h"
 
 namespace bb {
 
@@ -18,7 +20,17 @@ std::string zorro_phenomenon(const std::string& paradigm) {
   return dash == std::string::npos ? paradigm : paradigm.substr(0, dash);
 }
 
+SuiteFormat parse_suite_format(const std::string& s) {
+  if (s == "auto") return SuiteFormat::detect;
+  if (s == "zorro") return SuiteFormat::zorro;
+  fail("unknown suite format '{}' (expected auto or zorro)", s);
+}
+
 namespace {
+
+constexpr const char* kWhatIsASuite =
+    "a suite is a directory of Zorro files, a Zorro file phenomenon-paradigm.txt with two lines "
+    "per pair, a BLiMP .jsonl or a good<TAB>bad[<TAB>paradigm] .tsv";
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -34,15 +46,37 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-void load_zorro(const fs::path& p, const std::string& text, PairOrder order, Suite& s) {
+bool blank(const std::string& s) { return s.find_first_not_of(" \t") == std::string::npos; }
+
+// A sentence at `where` (file:line): non-empty, valid UTF-8.
+void check_sentence(const std::string& s, const std::string& where, const std::string& what) {
+  BB_CHECK(!blank(s), "{}: {} is empty, expected a sentence", where, what);
+  BB_CHECK(is_valid_utf8(s), "{}: {} is not valid UTF-8, expected UTF-8 text", where, what);
+}
+
+// Zorro file names: phenomenon-paradigm, both parts non-empty, no whitespace.
+bool zorro_name(const std::string& stem) {
+  const size_t dash = stem.find('-');
+  return dash != std::string::npos && dash > 0 && stem.back() != '-' &&
+         stem.find_first_of(" \t") == std::string::npos;
+}
+
+void load_zorro(const fs::path& p, const std::string& text, PairOrder order, SuiteFormat format,
+                Suite& s) {
   const std::string paradigm = p.stem().string();
   auto lines = split_lines(text);
-  while (!lines.empty() && lines.back().empty()) lines.pop_back();
-  BB_CHECK(lines.size() % 2 == 0, "{}: {} lines, expected an even number (two lines per pair)",
-           p.string(), lines.size());
+  while (!lines.empty() && blank(lines.back())) lines.pop_back();
+  BB_CHECK(format == SuiteFormat::zorro || lines.size() <= kMaxDetectedZorroLines,
+           "{}: {} lines, more than a Zorro suite file has ({}); pass --format zorro if it is one",
+           p.string(), lines.size(), kMaxDetectedZorroLines);
+  for (size_t i = 0; i < lines.size(); ++i)
+    check_sentence(lines[i], fmt::format("{}:{}", p.string(), i + 1), "the line");
+  BB_CHECK(lines.size() % 2 == 0, "{}: {} lines, expected an even number (two lines per pair); {}",
+           p.string(), lines.size(), kWhatIsASuite);
+  BB_CHECK(format == SuiteFormat::zorro || zorro_name(paradigm),
+           "{}: not named phenomenon-paradigm.txt, so not read as a Zorro file (--format zorro "
+           "reads it anyway); {}", p.string(), kWhatIsASuite);
   for (size_t i = 0; i < lines.size(); i += 2) {
-    BB_CHECK(!lines[i].empty() && !lines[i + 1].empty(), "{}:{}: empty sentence in a pair",
-             p.string(), lines[i].empty() ? i + 1 : i + 2);
     MinimalPair m;
     m.bad = order == PairOrder::bad_first ? lines[i] : lines[i + 1];
     m.good = order == PairOrder::bad_first ? lines[i + 1] : lines[i];
@@ -53,26 +87,32 @@ void load_zorro(const fs::path& p, const std::string& text, PairOrder order, Sui
   }
 }
 
+// An optional string field that, when present, must be a non-empty string.
+std::string optional_name(const nlohmann::json& j, const std::string& key, const std::string& where,
+                          const std::string& fallback) {
+  const std::string v = json_string_or(j, key, where, fallback);
+  BB_CHECK(!blank(v), "{}: \"{}\" is empty, expected a name", where, key);
+  return v;
+}
+
 void load_blimp(const fs::path& p, const std::string& text, Suite& s) {
-  const std::string paradigm = p.stem().string();
-  int index = 0;
+  const std::string stem = p.stem().string();
+  std::map<std::string, int> counts;
   const auto lines = split_lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].empty()) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(lines[i]);
-    } catch (const nlohmann::json::exception& e) {
-      fail("{}:{}: not valid JSON ({})", p.string(), i + 1, e.what());
-    }
-    BB_CHECK(j.is_object() && j.contains("sentence_good") && j.contains("sentence_bad"),
-             "{}:{}: expected sentence_good and sentence_bad", p.string(), i + 1);
+    if (blank(lines[i])) continue;
+    const std::string where = fmt::format("{}:{}", p.string(), i + 1);
+    const nlohmann::json j = parse_json(lines[i], where);
+    BB_CHECK(j.is_object(), "{}: {}, expected an object with sentence_good and sentence_bad",
+             where, json_kind(j));
     MinimalPair m;
-    m.good = j["sentence_good"].get<std::string>();
-    m.bad = j["sentence_bad"].get<std::string>();
-    m.paradigm = j.value("UID", paradigm);
-    m.phenomenon = j.value("linguistics_term", m.paradigm);
-    m.index = index++;
+    m.good = json_string(j, "sentence_good", where);
+    m.bad = json_string(j, "sentence_bad", where);
+    check_sentence(m.good, where, "\"sentence_good\"");
+    check_sentence(m.bad, where, "\"sentence_bad\"");
+    m.paradigm = optional_name(j, "UID", where, stem);
+    m.phenomenon = optional_name(j, "linguistics_term", where, m.paradigm);
+    m.index = counts[m.paradigm]++;
     s.pairs.push_back(std::move(m));
   }
 }
@@ -81,20 +121,23 @@ void load_tsv(const fs::path& p, const std::string& text, Suite& s) {
   const auto lines = split_lines(text);
   std::map<std::string, int> counts;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].empty()) continue;
+    if (blank(lines[i])) continue;
+    const std::string where = fmt::format("{}:{}", p.string(), i + 1);
     std::vector<std::string> f;
-    size_t pos = 0;
-    while (true) {
+    for (size_t pos = 0;;) {
       const size_t tab = lines[i].find('\t', pos);
       f.push_back(lines[i].substr(pos, tab == std::string::npos ? std::string::npos : tab - pos));
       if (tab == std::string::npos) break;
       pos = tab + 1;
     }
-    BB_CHECK((f.size() == 2 || f.size() == 3) && !f[0].empty() && !f[1].empty(),
-             "{}:{}: expected good<TAB>bad[<TAB>paradigm]", p.string(), i + 1);
+    BB_CHECK(f.size() == 2 || f.size() == 3, "{}: {} fields, expected good<TAB>bad[<TAB>paradigm]",
+             where, f.size());
+    check_sentence(f[0], where, "the good sentence (field 1)");
+    check_sentence(f[1], where, "the bad sentence (field 2)");
     MinimalPair m;
     m.good = f[0];
     m.bad = f[1];
+    if (f.size() == 3) check_sentence(f[2], where, "the paradigm (field 3)");
     m.paradigm = f.size() == 3 ? f[2] : p.stem().string();
     m.phenomenon = zorro_phenomenon(m.paradigm);
     m.index = counts[m.paradigm]++;
@@ -102,36 +145,67 @@ void load_tsv(const fs::path& p, const std::string& text, Suite& s) {
   }
 }
 
-}  // namespace
-
-Suite load_suite(const fs::path& path, PairOrder order) {
+// The files a suite path stands for.
+std::vector<fs::path> suite_files(const fs::path& path, SuiteFormat format) {
   std::vector<fs::path> files;
   if (fs::is_directory(path)) {
     for (const auto& e : fs::directory_iterator(path)) {
       const auto ext = e.path().extension();
-      if (e.is_regular_file() && (ext == ".txt" || ext == ".jsonl" || ext == ".tsv"))
-        files.push_back(e.path());
+      const bool wanted = format == SuiteFormat::zorro
+                              ? ext == ".txt"
+                              : ext == ".txt" || ext == ".jsonl" || ext == ".tsv";
+      if (e.is_regular_file() && wanted) files.push_back(e.path());
     }
     std::sort(files.begin(), files.end());
-  } else {
-    BB_CHECK(fs::exists(path), "{}: no such suite file or directory", path.string());
-    files.push_back(path);
+    BB_CHECK(!files.empty(), "{}: no .txt, .jsonl or .tsv suite files; {}", path.string(),
+             kWhatIsASuite);
+    return files;
   }
-  BB_CHECK(!files.empty(), "{}: no .txt, .jsonl or .tsv suite files", path.string());
+  BB_CHECK(fs::exists(path), "{}: no such suite file or directory", path.string());
+  const auto ext = path.extension();
+  BB_CHECK(format == SuiteFormat::zorro || ext == ".txt" || ext == ".jsonl" || ext == ".tsv",
+           "{}: not a suite ({})", path.string(), kWhatIsASuite);
+  return {path};
+}
+
+// Reads one file into `s`; `origin` records which file (index into s.files) each paradigm came
+// from.
+void load_file(const fs::path& f, PairOrder order, SuiteFormat format,
+               std::map<std::string, size_t>& origin, Suite& s) {
+  for (const SuiteFile& seen : s.files)
+    BB_CHECK(fs::weakly_canonical(seen.path) != fs::weakly_canonical(f),
+             "{}: given twice as a suite file (also as {})", f.string(), seen.path.string());
+  const std::string text = read_file(f);
+  const size_t before = s.pairs.size();
+  if (format == SuiteFormat::zorro || f.extension() == ".txt") load_zorro(f, text, order, format, s);
+  else if (f.extension() == ".jsonl") load_blimp(f, text, s);
+  else load_tsv(f, text, s);
+  BB_CHECK(s.pairs.size() > before, "{}: no minimal pairs", f.string());
+  s.files.push_back({f, sha256_hex(text)});
+  for (size_t i = before; i < s.pairs.size(); ++i) {
+    const std::string& name = s.pairs[i].paradigm;
+    const auto [it, added] = origin.emplace(name, s.files.size() - 1);
+    if (added) s.paradigms.push_back(name);
+    else
+      BB_CHECK(it->second == s.files.size() - 1, "paradigm '{}' is in both {} and {} (paradigm "
+               "names must be unique across suite files)", name, s.files[it->second].path.string(),
+               f.string());
+  }
+}
+
+}  // namespace
+
+Suite load_suites(const std::vector<fs::path>& paths, PairOrder order, SuiteFormat format) {
+  BB_CHECK(!paths.empty(), "no suite given; {}", kWhatIsASuite);
   Suite s;
-  for (const fs::path& f : files) {
-    const std::string text = read_file(f);
-    const size_t before = s.pairs.size();
-    if (f.extension() == ".jsonl") load_blimp(f, text, s);
-    else if (f.extension() == ".tsv") load_tsv(f, text, s);
-    else load_zorro(f, text, order, s);
-    BB_CHECK(s.pairs.size() > before, "{}: no minimal pairs", f.string());
-    s.files.push_back({f, sha256_hex(text)});
-    for (size_t i = before; i < s.pairs.size(); ++i)
-      if (std::find(s.paradigms.begin(), s.paradigms.end(), s.pairs[i].paradigm) == s.paradigms.end())
-        s.paradigms.push_back(s.pairs[i].paradigm);
-  }
+  std::map<std::string, size_t> origin;
+  for (const fs::path& path : paths)
+    for (const fs::path& f : suite_files(path, format)) load_file(f, order, format, origin, s);
   return s;
+}
+
+Suite load_suite(const fs::path& path, PairOrder order, SuiteFormat format) {
+  return load_suites({path}, order, format);
 }
 
 }  // namespace bb

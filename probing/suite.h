@@ -1,9 +1,17 @@
-// Minimal-pair suites: Zorro (a directory of paradigm .txt files, two lines per pair, odd line
-// ungrammatical and even grammatical by default), BLiMP jsonl (sentence_good, sentence_bad,
-// linguistics_term), and plain TSV (good<TAB>bad[<TAB>paradigm]) for a user's own pairs.
-// A paradigm is named by its file; its phenomenon is the part before the last '-' (Zorro) or the
-// jsonl linguistics_term.
+// Minimal-pair suites. A suite is one of:
+//   - a directory: every .txt (Zorro), .jsonl (BLiMP) and .tsv file in it, sorted by name;
+//   - a Zorro file phenomenon-paradigm.txt: two lines per pair, odd line ungrammatical and even
+//     grammatical by default, at most 20,000 lines (--format zorro lifts the name and size rule);
+//   - a BLiMP .jsonl: one object per line with string fields sentence_good, sentence_bad and
+//     optionally UID (the paradigm) and linguistics_term (the phenomenon);
+//   - a .tsv for a user's own pairs: good<TAB>bad[<TAB>paradigm].
+// Anything else (a result .json, a training corpus) is refused with one line saying what a suite
+// is. Every sentence must be non-empty UTF-8; errors name the file and line. A paradigm is named
+// by its file (Zorro, BLiMP without UID, TSV without a third field); its phenomenon is the part
+// before the last '-' (Zorro, TSV) or BLiMP's linguistics_term. A paradigm comes from one file
+// only: the same name in two files is an error naming both.
 #pragma once
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -27,9 +35,19 @@ struct Suite {
 };
 
 enum class PairOrder { bad_first, good_first };  // Zorro: odd line (first) ungrammatical
+// detect: by extension, with the Zorro name and size rule for .txt; zorro: every file given (every
+// .txt of a directory) is a Zorro file, whatever its name, extension or size.
+enum class SuiteFormat { detect, zorro };
+SuiteFormat parse_suite_format(const std::string& s);  // "auto" or "zorro"
+
+constexpr size_t kMaxDetectedZorroLines = 20000;
 
 // A directory (every .txt / .jsonl / .tsv in it, sorted) or one file.
-Suite load_suite(const std::filesystem::path& path, PairOrder order = PairOrder::bad_first);
+Suite load_suite(const std::filesystem::path& path, PairOrder order = PairOrder::bad_first,
+                 SuiteFormat format = SuiteFormat::detect);
+// Several suites as one, in the order given.
+Suite load_suites(const std::vector<std::filesystem::path>& paths,
+                  PairOrder order = PairOrder::bad_first, SuiteFormat format = SuiteFormat::detect);
 std::string zorro_phenomenon(const std::string& paradigm);
 
 }  // namespace bb

@@ -7,6 +7,7 @@
 #include <unicode/utf8.h>
 
 #include "common/error.h"
+#include "common/json_read.h"
 
 namespace bb {
 
@@ -19,10 +20,12 @@ NormalizerSettings NormalizerSettings::from_json(const nlohmann::json& j,
   NormalizerSettings s;
   BB_CHECK(j.is_object() && j.contains("unicode") && j.contains("lowercase"),
            "{}: tokenizer normalization settings missing (expected unicode, lowercase)", where);
-  const std::string u = j["unicode"].get<std::string>();
+  const std::string u = json_string(j, "unicode", where);
   BB_CHECK(u == "NFKC" || u == "none", "{}: unknown unicode normalization '{}'", where, u);
   s.nfkc = u == "NFKC";
-  s.lowercase = j["lowercase"].get<bool>();
+  s.lowercase = json_field(j, "lowercase", where, [](const nlohmann::json& v) {
+                  return v.is_boolean();
+                }, "a boolean").get<bool>();
   return s;
 }
 

@@ -26,14 +26,24 @@ struct TokenizerTrainOptions {
   int vocab_size = 8192;
   NormalizerSettings normalization{};
   int threads = 1;
+  std::string source = {};  // where the sentences came from (the corpus path), named in errors
 };
+
+// SentencePiece skips sentences longer than this many bytes (its max_sentence_length).
+constexpr size_t kMaxTokenizerSentenceBytes = 4192;
+// The smallest vocabulary SentencePiece accepts for these normalised sentences: 5 specials
+// + 256 byte-fallback pieces + every distinct character (a space counts as "▁", always needed).
+int min_vocab_size(const std::vector<std::string>& normalized);
 
 class Tokenizer {
  public:
-  // Trains on already-normalised sentences; writes DIR/tokenizer.model and DIR/tokenizer.json.
+  // Trains on already-normalised sentences; writes DIR/tokenizer.json, then DIR/tokenizer.model
+  // (each atomically, an older tokenizer.model removed first), so a tokenizer.model present
+  // implies its settings are complete. Errors say which option or input to change.
   static void train(const std::vector<std::string>& normalized, const TokenizerTrainOptions& opt,
                     const std::filesystem::path& dir);
   // From a tokenizer or model directory; checks the model file against the recorded fingerprint.
+  // A half-written pair (a model without settings or settings without a model) is named as such.
   static Tokenizer load(const std::filesystem::path& dir);
 
   Tokenizer(Tokenizer&&) noexcept;
@@ -61,7 +71,8 @@ class Tokenizer {
   nlohmann::json settings_;
 };
 
-// Writes the tokenizer files of `tok` into a model directory (tokenizer.model, atomically).
+// Writes the tokenizer files of `tok` into a model directory: tokenizer.json (its settings),
+// then tokenizer.model, each atomically, the model last.
 void save_tokenizer_model(const std::filesystem::path& dir, const Tokenizer& tok);
 
 }  // namespace bb

@@ -2,6 +2,8 @@
 // dev split.
 #include <doctest/doctest.h>
 
+#include <cstring>
+
 #include "common/error.h"
 #include "common/files.h"
 #include "corpora/corpus.h"
@@ -74,8 +76,9 @@ TEST_CASE("token cache: round trip, stale key and corrupt file are rebuilt") {
   const auto cache = f.dir.path / "cache" / "c.tokens";
   const TokenizedCorpus a = load_tokenized_corpus(corpus, tok, {}, cache);
   REQUIRE(std::filesystem::exists(cache));
-  auto hit = read_token_cache(cache, "other key");
-  CHECK_FALSE(hit.has_value());
+  const TokenCacheRead hit = read_token_cache(cache, "other key");
+  CHECK_FALSE(hit.corpus.has_value());
+  CHECK(hit.problem.empty());  // stale, not broken: rebuilt without a note
   const TokenizedCorpus b = load_tokenized_corpus(corpus, tok, {}, cache);
   CHECK(a.ids == b.ids);
   CHECK(a.offsets == b.offsets);
@@ -90,6 +93,57 @@ TEST_CASE("token cache: round trip, stale key and corrupt file are rebuilt") {
   const TokenizedCorpus d = load_tokenized_corpus(corpus, tok, {}, cache);
   CHECK(d.ids == c.ids);
   CHECK(read_file(cache).size() == bytes.size());
+}
+
+TEST_CASE("token cache: a flipped bit, forged counts or bad ids are a problem, never used") {
+  Fixture f;
+  const Tokenizer tok = Tokenizer::load(f.tok_dir);
+  const auto corpus = f.dir.path / "c.txt";
+  test::write_lines(corpus.string(), test::toy_sentences(40, 3));
+  const auto cache = f.dir.path / "c.tokens";
+  const TokenizedCorpus a = load_tokenized_corpus(corpus, tok, {}, cache);
+  const std::string good = read_file(cache);
+  // Recover the key from a clean decode: it is the one load_tokenized_corpus used.
+  auto u32_at = [&](size_t pos) {
+    uint32_t v;
+    std::memcpy(&v, good.data() + pos, 4);
+    return v;
+  };
+  const uint32_t key_len = u32_at(78);  // after "BBTOKCACHE", version, 64-hex checksum
+  const std::string key = good.substr(82, key_len);
+  REQUIRE(decode_token_cache(good, key, tok.vocab_size()).corpus.has_value());
+  std::string flipped = good;
+  flipped[flipped.size() - 5] ^= 0x10;  // inside the last id
+  CHECK(decode_token_cache(flipped, key).problem == "checksum mismatch");
+  write_file_atomic(cache, flipped);
+  const TokenizedCorpus b = load_tokenized_corpus(corpus, tok, {}, cache);  // rebuilt
+  CHECK(b.ids == a.ids);
+  CHECK(read_file(cache) == good);
+  // Sealed with a valid checksum but with absurd counts: bounded before allocating.
+  const size_t counts = 82 + key_len + 4 + u32_at(82 + key_len);
+  for (uint64_t n : {uint64_t(-1), uint64_t(-2), uint64_t(1) << 61, uint64_t(1) << 40}) {
+    std::string forged = good;
+    std::memcpy(forged.data() + counts, &n, 8);
+    reseal_token_cache(forged);
+    CHECK(decode_token_cache(forged, key).problem == "sizes do not match the file length");
+    forged = good;
+    std::memcpy(forged.data() + counts + 8, &n, 8);
+    reseal_token_cache(forged);
+    CHECK(decode_token_cache(forged, key).problem == "sizes do not match the file length");
+  }
+  std::string bad_id = good;
+  const int32_t huge = 1 << 30;
+  std::memcpy(bad_id.data() + bad_id.size() - 4, &huge, 4);
+  reseal_token_cache(bad_id);
+  CHECK(decode_token_cache(bad_id, key, tok.vocab_size()).problem ==
+        "token id outside the vocabulary");
+  std::string bad_offset = good;
+  const int64_t back = -1;
+  std::memcpy(bad_offset.data() + counts + 16 + 8, &back, 8);  // offsets[1]
+  reseal_token_cache(bad_offset);
+  CHECK(decode_token_cache(bad_offset, key).problem == "offsets out of order");
+  CHECK(decode_token_cache("BBTOKCACHE", key).problem == "truncated");
+  CHECK(decode_token_cache("hello", key).problem == "not a token cache");
 }
 
 TEST_CASE("dev split is deterministic by seed and close to the requested fraction") {

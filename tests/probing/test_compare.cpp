@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+
+#include "common/error.h"
 
 #include "common/files.h"
 #include "probing/compare.h"
@@ -74,6 +77,60 @@ TEST_CASE("compare: means, sd, difference with CI, McNemar") {
   const std::string csv = read_file(d.path / "report" / "report.csv");
   CHECK(csv.find("paradigm,\"agr-x\",\"ssa\",72.0000,2.0000,3,10.0000,") != std::string::npos);
   CHECK(fs::exists(d.path / "report" / "phenomena.svg"));
+}
+
+TEST_CASE("compare: malformed results are refused naming the file and the field") {
+  test::TempDir d("compare-bad");
+  const fs::path good = write_run(d.path, "softmax", 1, 60);
+  const nlohmann::json h = nlohmann::json::parse(read_file(good));
+  auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& msg) {
+    nlohmann::json j = h;
+    edit(j);
+    const fs::path f = d.path / "bad.json";
+    write_file_atomic(f, j.dump());
+    CAPTURE(msg);
+    CHECK_THROWS_WITH_AS(load_runs({f}), doctest::Contains((f.string() + ": " + msg).c_str()), Error);
+  };
+  refused([](auto& j) { j["paradigms"] = nlohmann::json::object(); },
+          "\"paradigms\" is empty, expected at least one paradigm");
+  refused([](auto& j) { j["paradigms"]["agr-x"]["accuracy"] = 250; },
+          "paradigm 'agr-x': \"accuracy\" is 250, expected a percentage in [0, 100]");
+  refused([](auto& j) { j["paradigms"]["agr-x"]["accuracy"] = "high"; },
+          "paradigm 'agr-x': \"accuracy\" is a string, expected a number");
+  refused([](auto& j) { j["paradigms"]["agr-x"]["pairs"] = 0; },
+          "paradigm 'agr-x': \"pairs\" is 0, expected at least 1");
+  refused([](auto& j) { j["paradigms"]["agr-x"]["ties"] = 101; },
+          "paradigm 'agr-x': \"ties\" is 101, expected 0 to 100");
+  refused([](auto& j) { j["paradigms"]["agr-x"].erase("pairs"); },
+          "paradigm 'agr-x': \"pairs\" is missing, expected an integer");
+  refused([](auto& j) { j["paradigms"] = nlohmann::json::array(); },
+          "\"paradigms\" is an array, expected an object");
+  refused([](auto& j) { j["config"]["seed"] = "one"; },
+          "config: \"seed\" is a string, expected an integer");
+  refused([](auto& j) { j["method"] = 3; }, "\"method\" is an integer, expected a string");
+  refused([](auto& j) { j = nlohmann::json::array({1, 2}); }, "not a probe result");
+  refused([](auto& j) { j = {{"files", 3}}; }, "not a probe result");
+  write_file_atomic(d.path / "broken.json", "{\"paradigms\": ");
+  CHECK_THROWS_WITH_AS(load_runs({d.path / "broken.json"}),
+                       doctest::Contains("broken.json: not valid JSON (syntax error at byte"), Error);
+  // A malformed pairs line names the pairs file, line and field.
+  write_file_atomic(pairs_path_for(good), "{\"paradigm\": \"agr-x\", \"outcome\": 1}\n"
+                                          "{\"paradigm\": \"agr-x\", \"outcome\": 7}\n");
+  CHECK_THROWS_WITH_AS(load_runs({good}),
+                       doctest::Contains("pairs.jsonl:2: \"outcome\" is 7, expected 0 to 1"), Error);
+}
+
+TEST_CASE("probe outputs are checked for writability before scoring") {
+  test::TempDir d("writable");
+  check_results_writable(d.path / "sub" / "r.json");
+  CHECK(fs::is_directory(d.path / "sub"));
+  CHECK(fs::is_empty(d.path / "sub"));  // the scratch file is gone again
+  CHECK_THROWS_WITH_AS(check_results_writable("/proc/nope/r.json"),
+                       doctest::Contains("/proc/nope/r.json: cannot create the directory /proc/nope"),
+                       Error);
+  fs::create_directories(d.path / "r.pairs.jsonl");
+  CHECK_THROWS_WITH_AS(check_results_writable(d.path / "r.json"),
+                       doctest::Contains("r.pairs.jsonl: is a directory"), Error);
 }
 
 TEST_CASE("the SVG chart renders in headless Chromium") {

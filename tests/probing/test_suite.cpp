@@ -67,8 +67,85 @@ TEST_CASE("malformed suites are reported with file and line") {
   write_file_atomic(d.path / "b.jsonl", "{\"sentence_good\": \"x\", \"sentence_bad\": \"y\"}\n{broken\n");
   CHECK_THROWS_WITH_AS(load_suite(d.path / "b.jsonl"), doctest::Contains("b.jsonl:2: not valid JSON"), Error);
   write_file_atomic(d.path / "c.jsonl", "{\"sentence_good\": \"x\"}\n");
-  CHECK_THROWS_WITH_AS(load_suite(d.path / "c.jsonl"), doctest::Contains("c.jsonl:1: expected sentence_good and sentence_bad"), Error);
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "c.jsonl"), doctest::Contains("c.jsonl:1: \"sentence_bad\" is missing, expected a string"), Error);
   write_file_atomic(d.path / "t.tsv", "only one field\n");
-  CHECK_THROWS_WITH_AS(load_suite(d.path / "t.tsv"), doctest::Contains("t.tsv:1: expected good<TAB>bad"), Error);
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "t.tsv"), doctest::Contains("t.tsv:1: 1 fields, expected good<TAB>bad"), Error);
   CHECK_THROWS_WITH_AS(load_suite(d.path / "nope"), doctest::Contains("nope: no such suite"), Error);
+}
+
+TEST_CASE("what is not a suite is refused with what a suite is") {
+  test::TempDir d("notsuite");
+  write_file_atomic(d.path / "r.json", "{\"paradigms\": {}}\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "r.json"),
+                       doctest::Contains("r.json: not a suite (a suite is a directory of Zorro"), Error);
+  write_file_atomic(d.path / "corpus.txt", "the dog runs .\nthe cat sleeps .\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "corpus.txt"),
+                       doctest::Contains("corpus.txt: not named phenomenon-paradigm.txt"), Error);
+  CHECK(load_suite(d.path / "corpus.txt", PairOrder::bad_first, SuiteFormat::zorro).pairs.size() == 1);
+  std::string big;
+  for (int i = 0; i < 20002; ++i) big += "a sentence .\n";
+  write_file_atomic(d.path / "big-one.txt", big);
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "big-one.txt"),
+                       doctest::Contains("big-one.txt: 20002 lines, more than a Zorro suite file has "
+                                         "(20000); pass --format zorro"), Error);
+  CHECK(load_suite(d.path / "big-one.txt", PairOrder::bad_first, SuiteFormat::zorro).pairs.size() ==
+        10001);
+  CHECK(parse_suite_format("auto") == SuiteFormat::detect);
+  CHECK_THROWS_WITH_AS(parse_suite_format("blimp"), doctest::Contains("unknown suite format 'blimp'"),
+                       Error);
+}
+
+TEST_CASE("empty sentences and wrongly typed fields name the file and line") {
+  test::TempDir d("empty");
+  write_file_atomic(d.path / "a-b.txt", "x .\n\ny .\nz .\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "a-b.txt"),
+                       doctest::Contains("a-b.txt:2: the line is empty, expected a sentence"), Error);
+  write_file_atomic(d.path / "a-c.txt", "x .\n  \t\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "a-c.txt"), doctest::Contains("a-c.txt: 1 lines"), Error);
+  write_file_atomic(d.path / "a-d.txt", "x \xFF.\ny .\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "a-d.txt"),
+                       doctest::Contains("a-d.txt:1: the line is not valid UTF-8"), Error);
+  write_file_atomic(d.path / "b.jsonl", "{\"sentence_good\": \"x\", \"sentence_bad\": \"y\"}\n"
+                                        "{\"sentence_good\": \"\", \"sentence_bad\": \"y\"}\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "b.jsonl"),
+                       doctest::Contains("b.jsonl:2: \"sentence_good\" is empty, expected a sentence"),
+                       Error);
+  write_file_atomic(d.path / "c.jsonl", "{\"sentence_good\": 3, \"sentence_bad\": \"y\"}\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "c.jsonl"),
+                       doctest::Contains("c.jsonl:1: \"sentence_good\" is an integer, expected a string"),
+                       Error);
+  write_file_atomic(d.path / "e.jsonl", "{\"sentence_good\": \"x\", \"sentence_bad\": \"y\", \"UID\": [1]}\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "e.jsonl"),
+                       doctest::Contains("e.jsonl:1: \"UID\" is an array, expected a string"), Error);
+  write_file_atomic(d.path / "f.jsonl", "[1, 2]\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "f.jsonl"),
+                       doctest::Contains("f.jsonl:1: an array, expected an object"), Error);
+  write_file_atomic(d.path / "t.tsv", "a .\tb .\n\t b .\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "t.tsv"),
+                       doctest::Contains("t.tsv:2: the good sentence (field 1) is empty"), Error);
+  write_file_atomic(d.path / "u.tsv", "a .\tb .\t\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "u.tsv"),
+                       doctest::Contains("u.tsv:1: the paradigm (field 3) is empty"), Error);
+}
+
+TEST_CASE("several suites load as one; a paradigm in two files is an error naming both") {
+  test::TempDir d("multi");
+  write_file_atomic(d.path / "a-x.txt", "he goed .\nhe went .\n");
+  write_file_atomic(d.path / "mine.tsv", "a b .\ta c .\tagr-y\n");
+  const Suite s = load_suites({d.path / "a-x.txt", d.path / "mine.tsv"});
+  CHECK(s.paradigms == std::vector<std::string>{"a-x", "agr-y"});
+  CHECK(s.files.size() == 2);
+  write_file_atomic(d.path / "other.tsv", "a b .\ta c .\ta-x\n");
+  CHECK_THROWS_WITH_AS(load_suites({d.path / "a-x.txt", d.path / "other.tsv"}),
+                       doctest::Contains("paradigm 'a-x' is in both"), Error);
+  CHECK_THROWS_WITH_AS(load_suites({d.path / "a-x.txt", d.path / "a-x.txt"}),
+                       doctest::Contains("given twice"), Error);
+}
+
+TEST_CASE("the real BLiMP files load: 67 paradigms of 1,000 pairs") {
+  const fs::path blimp = fs::path(BB_SHARED_DATA) / "blimp";
+  if (!fs::exists(blimp)) return;
+  const Suite s = load_suite(blimp);
+  CHECK(s.paradigms.size() == 67);
+  CHECK(s.pairs.size() == 67000);
 }

@@ -54,6 +54,54 @@ TEST_CASE("unknown model type and impossible vocab size give clear errors") {
   test::TempDir dir("tok-bad");
   CHECK_THROWS_WITH_AS(Tokenizer::train({"a b c"}, {.model_type = "wordpiece"}, dir.path),
                        doctest::Contains("unknown tokenizer model type 'wordpiece'"), Error);
-  CHECK_THROWS_WITH_AS(Tokenizer::train({"a b c ."}, {.vocab_size = 100000}, dir.path),
-                       doctest::Contains("SentencePiece training failed"), Error);
+  CHECK_THROWS_WITH_AS(
+      Tokenizer::train({"a b c ."}, {.vocab_size = 100000, .source = "c.txt"}, dir.path),
+      doctest::Contains("c.txt: vocabulary size 100000 is too large for this corpus (at most ~270 "
+                        "pieces); lower --vocab-size"),
+      Error);
+  // 5 specials + 256 bytes + a, b, c, '.', "▁" = 266.
+  CHECK(min_vocab_size({"a b c ."}) == 266);
+  for (const std::string type : {"bpe", "unigram"})
+    CHECK_THROWS_WITH_AS(Tokenizer::train({"a b c ."}, {.model_type = type, .vocab_size = 3}, dir.path),
+                         doctest::Contains("--vocab-size 3: must be at least 266 for this corpus"),
+                         Error);
+  CHECK_THROWS_WITH_AS(Tokenizer::train({"a b c ."}, {.vocab_size = 265}, dir.path),
+                       doctest::Contains("must be at least 266"), Error);
+  CHECK_THROWS_WITH_AS(Tokenizer::train({}, {.source = "e.txt"}, dir.path),
+                       doctest::Contains("e.txt: no sentences to train the tokenizer on"), Error);
+  CHECK_THROWS_WITH_AS(Tokenizer::train({std::string(5000, 'a')}, {}, dir.path),
+                       doctest::Contains("longer than 4192 bytes"), Error);
+  CHECK_FALSE(std::filesystem::exists(dir.path / "tokenizer.model"));
+}
+
+TEST_CASE("tokenizer files: settings first, model last; a half-written pair is named as such") {
+  test::TempDir dir("tok-pair");
+  train_toy(dir.path, "bpe", 300);
+  const std::string model = read_file(dir.path / "tokenizer.model");
+  // A crash after the settings but before the model: no model, and load says why.
+  std::filesystem::remove(dir.path / "tokenizer.model");
+  CHECK_THROWS_WITH_AS(Tokenizer::load(dir.path),
+                       doctest::Contains("tokenizer.json without tokenizer.model (a half-written"),
+                       Error);
+  // Retraining into the same directory repairs it.
+  train_toy(dir.path, "bpe", 300);
+  CHECK(Tokenizer::load(dir.path).vocab_size() == 300);
+  // A model without settings (an older build's crash) is named too.
+  std::filesystem::remove(dir.path / "tokenizer.json");
+  CHECK_THROWS_WITH_AS(Tokenizer::load(dir.path),
+                       doctest::Contains("tokenizer.model without tokenizer.json"), Error);
+  CHECK_THROWS_WITH_AS(Tokenizer::load(dir.path / "nothing"),
+                       doctest::Contains("nothing: no tokenizer.model"), Error);
+  // save_tokenizer_model writes a loadable pair into a fresh model directory.
+  test::TempDir other("tok-pair2");
+  train_toy(other.path, "bpe", 300);
+  const Tokenizer tok = Tokenizer::load(other.path);
+  save_tokenizer_model(dir.path / "model", tok);
+  CHECK(Tokenizer::load(dir.path / "model").fingerprint() == tok.fingerprint());
+  write_file_atomic(other.path / "tokenizer.json", "{\"fingerprint\": 7}");
+  CHECK_THROWS_WITH_AS(Tokenizer::load(other.path),
+                       doctest::Contains("\"fingerprint\" is an integer, expected a string"), Error);
+  write_file_atomic(other.path / "tokenizer.json", "{\"fingerprint\": ");
+  CHECK_THROWS_WITH_AS(Tokenizer::load(other.path),
+                       doctest::Contains("tokenizer.json: not valid JSON (syntax error at byte"), Error);
 }

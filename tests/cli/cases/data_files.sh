@@ -1,0 +1,132 @@
+# Broken data files (token cache, tokenizer directory, corpora, suites, results, stdin) and
+# numeric flags out of range: each ends with one line naming the file or flag and what was
+# expected, or (the cache) is repaired with one note.
+fixtures
+
+# flip_byte FILE OFFSET: XORs one byte of FILE (a negative OFFSET counts from the end).
+flip_byte() {
+  local f="$1" off="$2" size b
+  size=$(stat -c %s "$f")
+  [ "$off" -lt 0 ] && off=$((size + off))
+  b=$(od -An -tu1 -j "$off" -N1 "$f" | tr -d ' ')
+  printf "$(printf '\\%03o' $((b ^ 1)))" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
+}
+
+# stderr_of NAME CMD...: runs CMD in $WORK, its stderr into $WORK/NAME.err, its exit code into
+# $WORK/NAME.rc.
+stderr_of() {
+  local name="$1"; shift
+  (cd "$WORK" && timeout 300 "$@" >/dev/null 2>"$WORK/$name.err"; echo $? >"$WORK/$name.rc")
+}
+
+# Token cache: a bit flip in the cached ids is detected, noted once and the cache rebuilt.
+mkdir -p "$WORK/cached/cache"
+cp "$WORK/model/cache/corpus.tokens" "$WORK/cached/cache/corpus.tokens"
+flip_byte "$WORK/cached/cache/corpus.tokens" -5
+stderr_of cache "$BB" train --corpus corpus.txt --out cached --tokenizer model --preset tiny \
+  --steps 2 --eval-every 1 --dev-batches 1 --seed 1
+check "train: flipped bit in the token cache is rebuilt (exit 0)" grep -qx 0 "$WORK/cache.rc"
+check "train: flipped bit in the token cache gives one note" \
+  test "$(grep -c 'babyberta: note: cached/cache/corpus.tokens: checksum mismatch, rebuilding' \
+         "$WORK/cache.err")" = 1
+check "train: the rebuilt cache matches the original" \
+  cmp -s "$WORK/model/cache/corpus.tokens" "$WORK/cached/cache/corpus.tokens"
+
+# Tokenizer directories: settings without a model (a save cut short now) retrains; a model
+# without settings (an older build's crash) is named.
+"$BB" tokenizer train --corpus "$WORK/corpus.txt" --out "$WORK/tok" --vocab-size 300 >/dev/null
+mkdir -p "$WORK/half" "$WORK/half2" "$WORK/half3"
+cp "$WORK/tok/tokenizer.json" "$WORK/half/"
+cp "$WORK/tok/tokenizer.json" "$WORK/half3/"
+cp "$WORK/tok/tokenizer.model" "$WORK/half2/"
+expect_ok "train: settings without tokenizer.model (interrupted save) retrains" \
+  "$BB" train --corpus corpus.txt --out half --preset tiny --vocab-size 300 --steps 1 \
+  --eval-every 1 --dev-batches 1
+expect_fail "train: tokenizer.model without settings is named" \
+  "half2: tokenizer.model without tokenizer.json .*half-written" \
+  "$BB" train --corpus corpus.txt --out half2 --preset tiny --steps 1
+expect_fail "train: --tokenizer dir with only tokenizer.json is named" \
+  "half3: tokenizer.json without tokenizer.model \(a half-written tokenizer" \
+  "$BB" train --corpus corpus.txt --out t-only --tokenizer half3 --preset tiny --steps 1
+
+# Tokenizer training: vocabulary size and corpus problems say what to change.
+expect_fail "tokenizer train: --vocab-size 3" \
+  "--vocab-size 3: must be at least [0-9]+ for this corpus \(5 special tokens \+ 256 byte pieces" \
+  "$BB" tokenizer train --corpus corpus.txt --out t3 --vocab-size 3
+expect_fail "tokenizer train: --vocab-size too high for the corpus" \
+  "corpus.txt: vocabulary size 100000 is too large for this corpus \(at most ~[0-9]+ pieces\); lower --vocab-size" \
+  "$BB" tokenizer train --corpus corpus.txt --out t4 --vocab-size 100000
+: > "$WORK/empty.txt"
+printf '\n   \n\n' > "$WORK/blank.txt"
+expect_fail "tokenizer train: empty corpus" "empty.txt: empty corpus" \
+  "$BB" tokenizer train --corpus empty.txt --out t5
+expect_fail "tokenizer train: corpus of blank lines" \
+  "blank.txt: no sentences to train the tokenizer on" \
+  "$BB" tokenizer train --corpus blank.txt --out t6
+
+# Several suites at once, then what is not a suite.
+printf 'the dog sees the toy .\tthe dog see the toy .\tagreement-object\n' > "$WORK/mine.tsv"
+expect_ok "probe: several --suite paths" \
+  "$BB" probe --model model --suite suite/agreement-subject_verb.txt --suite mine.tsv \
+  --out multi.json
+check "probe: several suites give both paradigms" \
+  grep -q '"agreement-object"' "$WORK/multi.json"
+printf 'the dog sees the toy .\tthe dog see the toy .\tagreement-subject_verb\n' > "$WORK/clash.tsv"
+expect_fail "probe: a paradigm in two suites" \
+  "paradigm 'agreement-subject_verb' is in both .*agreement-subject_verb.txt and .*clash.tsv" \
+  "$BB" probe --model model --suite suite --suite clash.tsv --out clash.json
+expect_fail "probe: --suite given a result .json" "multi.json: not a suite \(a suite is" \
+  "$BB" probe --model model --suite multi.json --out r.json
+expect_fail "probe: --suite given the training corpus" \
+  "corpus.txt: not named phenomenon-paradigm.txt.*--format zorro" \
+  "$BB" probe --model model --suite corpus.txt --out r.json
+printf 'a b .\nc d .\ne f .\n' > "$WORK/agreement-odd.txt"
+expect_fail "probe: --suite given an odd-line .txt" \
+  "agreement-odd.txt: 3 lines, expected an even number \(two lines per pair\)" \
+  "$BB" probe --model model --suite agreement-odd.txt --out r.json
+
+# Empty sentences name the file and line.
+printf 'the dog are here .\n\nthe cats is here .\nthe cats are here .\n' > "$WORK/agreement-gap.txt"
+expect_fail "probe: empty line in a Zorro file" "agreement-gap.txt:2: the line is empty" \
+  "$BB" probe --model model --suite agreement-gap.txt --out r.json
+printf '{"sentence_good": "the dog is here .", "sentence_bad": "the dog are here ."}\n{"sentence_good": "", "sentence_bad": "x ."}\n' \
+  > "$WORK/blimp.jsonl"
+expect_fail "probe: empty sentence in BLiMP" \
+  'blimp.jsonl:2: "sentence_good" is empty, expected a sentence' \
+  "$BB" probe --model model --suite blimp.jsonl --out r.json
+printf '{"sentence_good": 7, "sentence_bad": "x ."}\n' > "$WORK/typed.jsonl"
+expect_fail "probe: wrongly typed BLiMP field" \
+  'typed.jsonl:1: "sentence_good" is an integer, expected a string' \
+  "$BB" probe --model model --suite typed.jsonl --out r.json
+printf 'a dog runs .\ta dog run .\n\ta dog run .\n' > "$WORK/gap.tsv"
+expect_fail "probe: empty sentence in a TSV" "gap.tsv:2: the good sentence \(field 1\) is empty" \
+  "$BB" probe --model model --suite gap.tsv --out r.json
+expect_fail "score: empty line on stdin" "stdin:2: empty sentence" \
+  bash -c "printf 'the dog sees the toy .\n\nthe cat .\n' | '$BB' score --model model"
+
+# Results that compare cannot use.
+printf '{"model": "m", "config": {}, "method": "holistic", "paradigms": {}}\n' > "$WORK/none.json"
+printf '{"model": "m", "config": {}, "method": "holistic", "paradigms": {"a-b": {"accuracy": 250, "pairs": 10, "ties": 0}}}\n' \
+  > "$WORK/acc.json"
+expect_fail "compare: a result with no paradigms" \
+  'none.json: "paradigms" is empty, expected at least one paradigm' \
+  "$BB" compare none.json --out rep
+expect_fail "compare: accuracy 250" \
+  "acc.json: paradigm 'a-b': \"accuracy\" is 250, expected a percentage in \[0, 100\]" \
+  "$BB" compare acc.json --out rep
+expect_fail "compare: --bootstrap -1" "--bootstrap: -1 is out of range; expected a whole number in \[1, 1000000\]" \
+  "$BB" compare multi.json --out rep --bootstrap -1
+
+# probe's outputs are checked before anything is loaded or scored.
+expect_fail "probe: --out under an unwritable place" \
+  "/proc/nope/r.json: cannot create the directory /proc/nope" \
+  "$BB" probe --model model --suite suite --out /proc/nope/r.json
+expect_fail "probe: --out checked before the suite is read" \
+  "/proc/nope/r.json: cannot create the directory" \
+  "$BB" probe --model model --suite corpus.txt --out /proc/nope/r.json
+expect_fail "probe: --pairs-per-paradigm -5" "--pairs-per-paradigm: -5 is out of range" \
+  "$BB" probe --model model --suite suite --out r.json --pairs-per-paradigm -5
+expect_fail "probe: --batch-tokens -5" "--batch-tokens: -5 is out of range" \
+  "$BB" probe --model model --suite suite --out r.json --batch-tokens -5
+expect_fail "probe: --threads 0" "--threads: 0 is out of range" \
+  "$BB" probe --model model --suite suite --out r.json --threads 0
