@@ -129,6 +129,8 @@ void run_train(TrainArgs a) {
     fail("{}: holds checkpoints already; pass --resume to continue or choose a new --out",
          out.string());
   fs::create_directories(out);
+  for (const fs::path& d : {out, out / "checkpoints", out / "cache", out / "probes"})
+    remove_stale_temporaries(d);  // half-written files of a crashed earlier run
   const Tokenizer tok = tokenizer_for(a);
   if (!fs::exists(out / "tokenizer.model")) save_tokenizer_model(out, tok);
 
