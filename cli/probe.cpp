@@ -10,6 +10,7 @@
 #include "backend/ops.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "common/json_file.h"
 #include "cli/progress.h"
 #include "common/threads.h"
 #include "encoder/checkpoint.h"
@@ -33,12 +34,12 @@ ProbeSummary run_probe(const ProbeArgs& a) {
   const TieRule ties = parse_tie_rule(a.tie_rule);
   BB_CHECK(a.order == "bad-first" || a.order == "good-first",
            "unknown pair order '{}' (expected bad-first or good-first)", a.order);
+  const Device device = usable_device(a.device);
+  Scorer scorer(a.model, 0, device);  // first: a mistyped --model is named before --suite's errors
   Suite suite =
       load_suite(a.suite, a.order == "bad-first" ? PairOrder::bad_first : PairOrder::good_first);
   if (a.pairs_per_paradigm > 0)
     std::erase_if(suite.pairs, [&](const MinimalPair& p) { return p.index >= a.pairs_per_paradigm; });
-  const Device device = usable_device(a.device);
-  Scorer scorer(a.model, 0, device);
   std::vector<std::string> sentences;
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.good);
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.bad);
@@ -61,9 +62,11 @@ ProbeSummary run_probe(const ProbeArgs& a) {
     json cfg = to_json(c);
     cfg["label"] = c.label();
     if (auto last = latest_checkpoint(a.model)) {
-      const json ts = json::parse(read_file(*last / "trainer_state.json"));
-      cfg["steps"] = ts["step"];
-      cfg["seed"] = ts["seed"];
+      const json ts = read_json_file(*last / "trainer_state.json");
+      if (ts.is_object()) {
+        cfg["steps"] = ts.value("step", json());
+        cfg["seed"] = ts.value("seed", json());
+      }
     }
     const json header{{"model", fs::absolute(a.model).string()},
                       {"config", cfg},

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/hash.h"
+#include "common/json_file.h"
 
 namespace bb {
 
@@ -28,11 +29,9 @@ class VectorIterator : public sentencepiece::SentenceIterator {
 };
 
 json read_json(const fs::path& p) {
-  try {
-    return json::parse(read_file(p));
-  } catch (const json::exception& e) {
-    fail("{}: not valid JSON ({})", p.string(), e.what());
-  }
+  json j = read_json_file(p);
+  BB_CHECK(j.is_object(), "{}: expected a JSON object", p.string());
+  return j;
 }
 
 }  // namespace
@@ -71,11 +70,16 @@ void Tokenizer::train(const std::vector<std::string>& normalized, const Tokenize
 }
 
 Tokenizer Tokenizer::load(const fs::path& dir) {
+  std::error_code ec;
+  BB_CHECK(fs::exists(dir, ec), "{}: no such model or tokenizer directory", dir.string());
+  BB_CHECK(fs::is_directory(dir, ec),
+           "{}: not a directory (expected a model or tokenizer directory)", dir.string());
   const fs::path model = dir / "tokenizer.model";
   json settings;
   fs::path settings_file = dir / "config.json";
   const json config = fs::exists(settings_file) ? read_json(settings_file) : json::object();
-  if (config.contains("tokenizer") && !config["tokenizer"].empty()) {
+  if (config.contains("tokenizer") && config["tokenizer"].is_object() &&
+      !config["tokenizer"].empty()) {
     settings = config["tokenizer"];
   } else {
     settings_file = dir / "tokenizer.json";
@@ -87,9 +91,11 @@ Tokenizer Tokenizer::load(const fs::path& dir) {
   Tokenizer t;
   t.model_bytes_ = read_file(model);
   t.fingerprint_ = "sha256:" + sha256_hex(t.model_bytes_);
-  BB_CHECK(settings.value("fingerprint", "") == t.fingerprint_,
+  const json& fp = settings.contains("fingerprint") ? settings["fingerprint"] : json();
+  const std::string recorded = fp.is_string() ? fp.get<std::string>() : "none";
+  BB_CHECK(recorded == t.fingerprint_,
            "{}: does not match the fingerprint recorded in {} ({} vs {})", model.string(),
-           settings_file.string(), t.fingerprint_, settings.value("fingerprint", "none"));
+           settings_file.string(), t.fingerprint_, recorded);
   t.normalizer_ = Normalizer(
       NormalizerSettings::from_json(settings.value("normalization", json()), settings_file.string()));
   t.settings_ = settings;
@@ -135,6 +141,8 @@ std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
 }
 
 std::string Tokenizer::piece(int32_t id) const { return sp_->IdToPiece(id); }
+
+int32_t Tokenizer::piece_id(const std::string& piece) const { return sp_->PieceToId(piece); }
 
 void save_tokenizer_model(const fs::path& dir, const Tokenizer& tok) {
   write_file_atomic(dir / "tokenizer.model", tok.model_bytes());
