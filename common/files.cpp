@@ -43,7 +43,7 @@ void fsync_parent(const fs::path& p) {
 
 // Writes `bytes` to a new file `tmp` and makes them durable; `shown` names the file in errors.
 void write_durably(const fs::path& tmp, std::string_view bytes, const std::string& shown) {
-  Fd f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  Fd f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
   BB_CHECK(f.fd >= 0, "{}: cannot open for writing ({})", shown, std::strerror(errno));
   for (size_t done = 0; done < bytes.size();) {
     const ssize_t n = ::write(f.fd, bytes.data() + done, bytes.size() - done);
