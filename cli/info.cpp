@@ -14,7 +14,7 @@ void add_info(CLI::App& app) {
       ->required();
   cmd->callback([dir] {
     set_threads(1);
-    const Config c = read_config(std::filesystem::path(*dir) / "config.json");
+    const Config c = read_model_config(*dir);
     Capacity cap{1, 1, 1, 1};
     Model<float> model(c, cap);
     load_model_weights(*dir, model);

@@ -80,15 +80,14 @@ ProbeSummary run_probe(const ProbeArgs& a) {
   BB_CHECK(a.order == "bad-first" || a.order == "good-first",
            "unknown pair order '{}' (expected bad-first or good-first)", a.order);
   const SuiteFormat format = parse_suite_format(a.format);
-  BB_CHECK(fs::is_directory(a.model), "{}: no such model directory", a.model);
+  const Device device = usable_device(a.device);
+  Scorer scorer(a.model, a.batch_tokens, device);  // first: a mistyped --model is named first
   if (!a.out.empty()) check_results_writable(a.out);  // fail before any scoring
   Suite suite = load_suites(suite_paths(a), a.order == "bad-first" ? PairOrder::bad_first
                                                                    : PairOrder::good_first,
                             format);
   if (a.pairs_per_paradigm > 0)
     std::erase_if(suite.pairs, [&](const MinimalPair& p) { return p.index >= a.pairs_per_paradigm; });
-  const Device device = usable_device(a.device);
-  Scorer scorer(a.model, a.batch_tokens, device);
   std::vector<std::string> sentences;
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.good);
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.bad);

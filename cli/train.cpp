@@ -267,6 +267,8 @@ void run_train(TrainArgs a) {
   const Device device = usable_device(a.device);  // fail before any work
   const fs::path out = a.out;
   const DirLock lock(out);  // one process per run directory
+  for (const fs::path& d : {out, out / "checkpoints", out / "cache", out / "probes"})
+    remove_stale_temporaries(d);  // half-written files of a crashed earlier run
   const Tokenizer tok = tokenizer_for(a);
   check_run_directory(a, train_settings(a, sha256_hex(read_file(a.corpus)), tok.fingerprint()));
   if (!fs::exists(out / "tokenizer.model")) save_tokenizer_model(out, tok);

@@ -1,5 +1,9 @@
 // File helpers: whole-file reads with clear errors, and atomic replacement (temp + fsync + rename)
 // so that a crash at any moment leaves either the old or the new file, never a torn one.
+// Temporary names: FILE.tmp.PID (a file being written), DIR.tmp.PID or .DIR.tmp.PID (a directory
+// being built), DIR.old.PID (a directory moved aside while its replacement is renamed in). A
+// failed write removes its temporary before throwing; remove_stale_temporaries() removes those a
+// crashed process left behind.
 #pragma once
 #include <filesystem>
 #include <string>
@@ -7,9 +11,20 @@
 
 namespace bb {
 
+// The whole file. Errors: "PATH: is a directory, expected a file", "PATH: cannot read: <why>",
+// and devices (/dev/zero) are refused: "PATH: not a regular file".
 std::string read_file(const std::filesystem::path& path);
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
-// Renames a fully written directory `tmp` onto `dst`, replacing an existing `dst`.
+// Renames a fully written directory `tmp` onto `dst`, replacing an existing `dst`. On failure
+// `tmp` is removed and a `dst` moved aside is put back.
 void replace_directory(const std::filesystem::path& tmp, const std::filesystem::path& dst);
+
+// Whether `name` is one of our temporary names (NAME.tmp.PID or NAME.old.PID).
+bool is_temporary_name(const std::string& name);
+// Removes the temporaries in `dir` (not recursive) whose process is gone: NAME.tmp.PID files and
+// directories; NAME.old.PID is removed when NAME exists and renamed back to NAME when it does not
+// (a crash between moving NAME aside and renaming its replacement in). A missing `dir` is fine.
+// Returns the number of entries removed or restored.
+int remove_stale_temporaries(const std::filesystem::path& dir);
 
 }  // namespace bb

@@ -5,12 +5,24 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
 #include "common/error.h"
+#include "common/files.h"
 
 namespace bb {
+
+// e.what() without nlohmann's "[json.exception.<kind>.<id>] " prefix.
+inline std::string json_error_text(const std::exception& e) {
+  std::string s = e.what();
+  if (s.rfind("[json.exception.", 0) == 0) {
+    const size_t close = s.find("] ");
+    if (close != std::string::npos) s.erase(0, close + 2);
+  }
+  return s;
+}
 
 inline nlohmann::json parse_json(std::string_view text, const std::string& where) {
   try {
@@ -20,6 +32,10 @@ inline nlohmann::json parse_json(std::string_view text, const std::string& where
   } catch (const nlohmann::json::exception& e) {  // e.g. a number too large for a double
     fail("{}: not valid JSON (error {})", where, e.id);
   }
+}
+
+inline nlohmann::json read_json_file(const std::filesystem::path& path) {
+  return parse_json(read_file(path), path.string());
 }
 
 // The JSON kind of a value, as the messages name it.

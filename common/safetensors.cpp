@@ -2,10 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/hash.h"
+#include "common/json_read.h"
 
 namespace bb {
 
@@ -56,9 +59,94 @@ std::vector<int32_t> Tensor::to_i32() const {
   fail("tensor is float, expected an integer dtype");
 }
 
-SafetensorsFile SafetensorsFile::read(const std::filesystem::path& path) {
-  const std::string file = read_file(path);
-  const std::string where = path.string();
+namespace {
+
+// The header may be at most 100 MiB (the limit of HF's own reader): a corrupt length cannot make
+// us parse, or allocate for, more than that.
+constexpr uint64_t kMaxHeaderBytes = uint64_t(100) << 20;
+
+// `v` as JSON text, cut to 60 characters for a one-line message.
+std::string short_dump(const json& v) {
+  std::string s = v.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+// `s` with control characters (a newline in a tensor name) shown as '?': messages stay one line.
+std::string printable(std::string s) {
+  for (char& ch : s)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+  return s;
+}
+
+// Tensor `name`'s place in the data section: bytes [begin, end).
+struct Span {
+  uint64_t begin, end;
+  std::string name;
+};
+
+// shape = [d0, d1, ...], every d a non-negative integer; numel = prod(d) checked for overflow.
+std::vector<int64_t> parse_shape(const json& v, const std::string& tw, int64_t& numel) {
+  BB_CHECK(v.is_array(), "{}: field \"shape\" must be an array of integers, got {}", tw,
+           short_dump(v));
+  std::vector<int64_t> shape;
+  numel = 1;
+  for (const json& d : v) {
+    BB_CHECK(d.is_number_unsigned() && d.get<uint64_t>() <= uint64_t(INT64_MAX),
+             "{}: field \"shape\" must hold non-negative integers, got {}", tw, short_dump(v));
+    shape.push_back(d.get<int64_t>());
+    BB_CHECK(!__builtin_mul_overflow(numel, shape.back(), &numel),
+             "{}: shape {} has too many elements", tw, short_dump(v));
+  }
+  return shape;
+}
+
+// One header entry {dtype, shape, data_offsets}: types, sizes and bounds checked against the
+// data_len bytes of the data section.
+Tensor parse_entry(const json& info, const std::string& where, const std::string& name,
+                   uint64_t data_len, Span& span) {
+  const std::string tw = where + ": tensor " + printable(name);
+  BB_CHECK(info.is_object(), "{}: entry must be an object, got {}", tw, short_dump(info));
+  for (const char* key : {"dtype", "shape", "data_offsets"})
+    BB_CHECK(info.contains(key), "{}: missing field \"{}\"", tw, key);
+  const json& dtype = info["dtype"];
+  BB_CHECK(dtype.is_string(), "{}: field \"dtype\" must be a string, got {}", tw,
+           short_dump(dtype));
+  Tensor t;
+  t.dtype = parse_dtype(printable(dtype.get<std::string>()), tw);
+  int64_t numel = 0, nbytes = 0;
+  t.shape = parse_shape(info["shape"], tw, numel);
+  BB_CHECK(!__builtin_mul_overflow(numel, int64_t(dtype_size(t.dtype)), &nbytes),
+           "{}: shape {} has too many elements", tw, shape_str(t.shape));
+  const json& off = info["data_offsets"];
+  BB_CHECK(off.is_array() && off.size() == 2 && off[0].is_number_unsigned() &&
+               off[1].is_number_unsigned(),
+           "{}: field \"data_offsets\" must be [begin, end] (non-negative integers), got {}", tw,
+           short_dump(off));
+  const uint64_t begin = off[0].get<uint64_t>(), end = off[1].get<uint64_t>();
+  BB_CHECK(begin <= end && end <= data_len,
+           "{}: data_offsets [{}, {}] outside the {} data bytes (file truncated?)", tw, begin,
+           end, data_len);
+  BB_CHECK(end - begin == uint64_t(nbytes), "{}: {} bytes for shape {} (expected {})", tw,
+           end - begin, shape_str(t.shape), nbytes);
+  span = {begin, end, name};
+  return t;
+}
+
+// No byte of the data section may belong to two tensors.
+void check_no_overlap(std::vector<Span> spans, const std::string& where) {
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  for (size_t i = 1; i < spans.size(); ++i)
+    BB_CHECK(spans[i].begin >= spans[i - 1].end,
+             "{}: tensor {}: data_offsets [{}, {}] overlap tensor {}'s [{}, {}]", where,
+             printable(spans[i].name), spans[i].begin, spans[i].end, printable(spans[i - 1].name),
+             spans[i - 1].begin, spans[i - 1].end);
+}
+
+// The 8-byte header length, bounded by the file size and kMaxHeaderBytes.
+uint64_t header_length(const std::string& file, const std::string& where) {
   BB_CHECK(file.size() >= 8, "{}: truncated safetensors file ({} bytes, expected at least 8)",
            where, file.size());
   uint64_t header_len = 0;
@@ -66,45 +154,45 @@ SafetensorsFile SafetensorsFile::read(const std::filesystem::path& path) {
   BB_CHECK(header_len <= file.size() - 8,
            "{}: header length {} exceeds file size {} (truncated or not safetensors)", where,
            header_len, file.size());
+  BB_CHECK(header_len <= kMaxHeaderBytes, "{}: header length {} exceeds the limit of {} bytes",
+           where, header_len, kMaxHeaderBytes);
+  return header_len;
+}
+
+}  // namespace
+
+SafetensorsFile SafetensorsFile::read(const std::filesystem::path& path) {
+  const std::string file = read_file(path);
+  const std::string where = path.string();
+  const uint64_t header_len = header_length(file, where);
   json header;
   try {
     header = json::parse(file.substr(8, header_len));
   } catch (const json::exception& e) {
-    fail("{}: header is not valid JSON at byte {}: {}", where, 8, e.what());
+    fail("{}: header is not valid JSON ({})", where, json_error_text(e));
   }
   BB_CHECK(header.is_object(), "{}: header is not a JSON object", where);
-  const size_t data_start = 8 + header_len;
-  const uint64_t data_len = file.size() - data_start;
+  const std::string_view data = std::string_view(file).substr(8 + header_len);
   SafetensorsFile out;
   out.path = path;
+  std::vector<Span> spans;
   for (auto& [name, info] : header.items()) {
     if (name == "__metadata__") {
+      BB_CHECK(info.is_object(), "{}: __metadata__ must be an object, got {}", where,
+               short_dump(info));
       for (auto& [k, v] : info.items())
         if (v.is_string()) out.metadata[k] = v.get<std::string>();
       continue;
     }
-    const std::string tw = where + ": tensor " + name;
-    BB_CHECK(info.is_object() && info.contains("dtype") && info.contains("shape") &&
-                 info.contains("data_offsets"),
-             "{}: missing dtype, shape or data_offsets", tw);
-    Tensor t;
-    t.dtype = parse_dtype(info["dtype"].get<std::string>(), tw);
-    for (auto& d : info["shape"]) {
-      BB_CHECK(d.is_number_integer() && d.get<int64_t>() >= 0, "{}: bad shape entry", tw);
-      t.shape.push_back(d.get<int64_t>());
-    }
-    const auto& off = info["data_offsets"];
-    BB_CHECK(off.is_array() && off.size() == 2, "{}: data_offsets must be [begin, end]", tw);
-    const uint64_t begin = off[0].get<uint64_t>(), end = off[1].get<uint64_t>();
-    BB_CHECK(begin <= end && end <= data_len,
-             "{}: data_offsets [{}, {}] outside the {} data bytes (file truncated?)", tw, begin,
-             end, data_len);
-    BB_CHECK(end - begin == uint64_t(t.numel() * dtype_size(t.dtype)),
-             "{}: {} bytes for shape {} (expected {})", tw, end - begin, shape_str(t.shape),
-             t.numel() * dtype_size(t.dtype));
-    t.bytes = file.substr(data_start + begin, end - begin);
-    out.tensors.emplace(name, std::move(t));
+    spans.emplace_back();
+    out.tensors.emplace(name, parse_entry(info, where, name, data.size(), spans.back()));
   }
+  check_no_overlap(spans, where);
+  if (const auto it = out.metadata.find(kDigestKey); it != out.metadata.end())
+    BB_CHECK(sha256_hex(data) == it->second, "{}: data section sha256 mismatch (file corrupted?)",
+             where);
+  for (const Span& s : spans)
+    out.tensors[s.name].bytes = std::string(data.substr(s.begin, s.end - s.begin));
   return out;
 }
 
@@ -121,29 +209,28 @@ const Tensor& SafetensorsFile::expect(const std::string& name,
 
 void write_safetensors(const std::filesystem::path& path, const std::vector<TensorRef>& tensors,
                        std::map<std::string, std::string> metadata) {
-  metadata["format"] = "pt";
-  json header = json::object();
-  header["__metadata__"] = metadata;
-  uint64_t offset = 0;
+  std::string data;
+  json entries = json::object();
   for (const auto& t : tensors) {
     int64_t n = 1;
     for (int64_t d : t.shape) n *= d;
-    header[t.name] = {{"dtype", "F32"}, {"shape", t.shape},
-                      {"data_offsets", {offset, offset + uint64_t(n) * 4}}};
-    offset += uint64_t(n) * 4;
+    const uint64_t begin = data.size();
+    data.append(reinterpret_cast<const char*>(t.data), size_t(n) * 4);
+    entries[t.name] = {
+        {"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
   }
+  metadata["format"] = "pt";
+  metadata[kDigestKey] = sha256_hex(data);
+  json header = entries;
+  header["__metadata__"] = metadata;
   std::string head = header.dump();
   head.append((8 - head.size() % 8) % 8, ' ');  // align data to 8 bytes, as the spec suggests
   std::string bytes(8, '\0');
   const uint64_t len = head.size();
   std::memcpy(bytes.data(), &len, 8);
+  bytes.reserve(8 + head.size() + data.size());
   bytes += head;
-  bytes.reserve(bytes.size() + offset);
-  for (const auto& t : tensors) {
-    int64_t n = 1;
-    for (int64_t d : t.shape) n *= d;
-    bytes.append(reinterpret_cast<const char*>(t.data), size_t(n) * 4);
-  }
+  bytes += data;
   write_file_atomic(path, bytes);
 }
 

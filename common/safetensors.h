@@ -1,7 +1,12 @@
 // safetensors I/O (https://huggingface.co/docs/safetensors): 8-byte little-endian header length,
 // a JSON header {name: {dtype, shape, data_offsets}, "__metadata__": {...}}, then the data.
-// Reading validates the header, dtypes, shapes against byte sizes and offsets against the file;
-// every failure names the file (and tensor).
+// Reading validates the header, dtypes, shapes against byte sizes and offsets against the file:
+// the header length is bounded by the file size and 100 MiB, shapes are non-negative with an
+// element count that cannot overflow, every tensor's bytes [begin, end) lie in the data section,
+// hold exactly numel * dtype size bytes and overlap no other tensor's. Every failure is one line
+// naming the file (and tensor and field).
+// Integrity: files we write record the sha256 (hex) of the data section in __metadata__ under
+// "babyberta_sha256"; reading verifies it when present (files written elsewhere have none).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -37,7 +42,9 @@ struct TensorRef {
   std::vector<int64_t> shape;
   const float* data;
 };
-// Writes atomically (temp + rename); metadata always includes "format": "pt".
+inline constexpr const char* kDigestKey = "babyberta_sha256";
+
+// Writes atomically (temp + rename); metadata always includes "format": "pt" and kDigestKey.
 void write_safetensors(const std::filesystem::path& path, const std::vector<TensorRef>& tensors,
                        std::map<std::string, std::string> metadata = {});
 

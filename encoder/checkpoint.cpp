@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/json_read.h"
 #include "common/safetensors.h"
 
 namespace bb {
@@ -28,6 +29,12 @@ const std::set<std::string> kIgnorable = {"lm_head.decoder.weight", "lm_head.dec
                                           "roberta.embeddings.position_ids",
                                           "roberta.embeddings.token_type_ids"};
 
+void create_directory_or_fail(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  BB_CHECK(!ec, "{}: cannot create directory ({})", dir.string(), ec.message());
+}
+
 void write_model_files(const fs::path& dir, const Model<float>& model) {
   const ParamLayout& layout = model.layout();
   std::vector<float> effective(model.params.begin(), model.params.end());  // raw SSA values become b = e^beta, n = 1 + e^nu
@@ -45,7 +52,7 @@ void write_model_files(const fs::path& dir, const Model<float>& model) {
 }  // namespace
 
 void save_model(const fs::path& dir, const Model<float>& model) {
-  fs::create_directories(dir);
+  create_directory_or_fail(dir);
   write_model_files(dir, model);
 }
 
@@ -80,15 +87,12 @@ void load_model_weights(const fs::path& dir, Model<float>& model) {
   model.upload_params();
 }
 
-fs::path save_checkpoint(const fs::path& dir, const Model<float>& model, const AdamW& opt,
-                         const TrainerState& state) {
-  const fs::path root = dir / "checkpoints";
-  fs::create_directories(root);
-  const fs::path final_dir = root / ("step-" + std::to_string(state.step));
-  const fs::path tmp = root / (".step-" + std::to_string(state.step) + ".tmp." +
-                               std::to_string(::getpid()));
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
+namespace {
+
+// The files of a step directory, written into `tmp`; the run's tokenizer files are copied along,
+// so that a step directory is a complete model directory (probe, score, info).
+void write_step_files(const fs::path& tmp, const fs::path& run_dir, const Model<float>& model,
+                      const AdamW& opt, const TrainerState& state) {
   write_model_files(tmp, model);
   const int64_t n = model.layout().total;
   const std::vector<float> m = opt.m.host(), v = opt.v.host();
@@ -102,6 +106,31 @@ fs::path save_checkpoint(const fs::path& dir, const Model<float>& model, const A
                 {"data", state.data},
                 {"babyberta_format_version", kFormatVersion}};
   write_file_atomic(tmp / "trainer_state.json", ts.dump(2) + "\n");
+  for (const char* name : {"tokenizer.model", "tokenizer.json"})
+    if (fs::is_regular_file(run_dir / name))
+      write_file_atomic(tmp / name, read_file(run_dir / name));
+}
+
+}  // namespace
+
+fs::path save_checkpoint(const fs::path& dir, const Model<float>& model, const AdamW& opt,
+                         const TrainerState& state) {
+  const fs::path root = dir / "checkpoints";
+  create_directory_or_fail(root);
+  remove_stale_temporaries(dir);  // left by a crashed earlier run
+  remove_stale_temporaries(root);
+  const fs::path final_dir = root / ("step-" + std::to_string(state.step));
+  const fs::path tmp = root / (".step-" + std::to_string(state.step) + ".tmp." +
+                               std::to_string(::getpid()));
+  std::error_code ignored;
+  try {
+    fs::remove_all(tmp, ignored);
+    create_directory_or_fail(tmp);
+    write_step_files(tmp, dir, model, opt, state);
+  } catch (...) {
+    fs::remove_all(tmp, ignored);  // a failed checkpoint leaves no partial directory behind
+    throw;
+  }
   replace_directory(tmp, final_dir);
   write_model_files(dir, model);  // the top level always holds the latest model
   return final_dir;
@@ -109,28 +138,42 @@ fs::path save_checkpoint(const fs::path& dir, const Model<float>& model, const A
 
 std::optional<fs::path> latest_checkpoint(const fs::path& dir) {
   const fs::path root = dir / "checkpoints";
-  if (!fs::is_directory(root)) return std::nullopt;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return std::nullopt;
   std::optional<fs::path> best;
   int64_t best_step = -1;
-  static const std::regex re("step-([0-9]+)");
-  for (const auto& e : fs::directory_iterator(root)) {
+  static const std::regex re("step-([0-9]{1,18})");
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     std::smatch m;
-    const std::string name = e.path().filename().string();
-    if (!e.is_directory() || !std::regex_match(name, m, re)) continue;
+    const std::string name = it->path().filename().string();
+    std::error_code kind;
+    if (!it->is_directory(kind) || !std::regex_match(name, m, re)) continue;
     const int64_t step = std::stoll(m[1]);
-    if (step > best_step) best_step = step, best = e.path();
+    if (step > best_step) best_step = step, best = it->path();
   }
   return best;
 }
 
+Config read_model_config(const fs::path& dir) {
+  std::error_code ec;
+  BB_CHECK(fs::exists(dir, ec), "{}: no such model directory", dir.string());
+  BB_CHECK(fs::is_directory(dir, ec), "{}: not a model directory (not a directory)", dir.string());
+  BB_CHECK(fs::exists(dir / "config.json", ec), "{}: not a model directory (no config.json)",
+           dir.string());
+  const Config c = read_config(dir / "config.json");
+  const fs::path weights = dir / "model.safetensors";
+  const auto size = fs::file_size(weights, ec);
+  const int64_t needed = 4 * parameter_count(c);  // float32, the smallest dtype we read
+  BB_CHECK(ec || size >= uint64_t(needed),
+           "{}: describes {} parameters ({} bytes as float32), but {} has only {} bytes",
+           (dir / "config.json").string(), parameter_count(c), needed, weights.string(), size);
+  return c;
+}
+
 TrainerState load_checkpoint(const fs::path& step_dir, Model<float>& model, AdamW& opt) {
   const fs::path ts_path = step_dir / "trainer_state.json";
-  json ts;
-  try {
-    ts = json::parse(read_file(ts_path));
-  } catch (const json::exception& e) {
-    fail("{}: not valid JSON ({})", ts_path.string(), e.what());
-  }
+  const json ts = read_json_file(ts_path);
+  BB_CHECK(ts.is_object(), "{}: expected a JSON object", ts_path.string());
   for (const char* key : {"step", "seed", "adam_step", "num_parameters"})
     BB_CHECK(ts.contains(key) && ts[key].is_number_integer(), "{}: missing integer key '{}'",
              ts_path.string(), key);

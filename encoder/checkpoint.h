@@ -2,8 +2,11 @@
 //   DIR/config.json, DIR/model.safetensors  — the latest model, HF names, SSA as effective b, n
 //   DIR/checkpoints/step-N/                  — complete resumable state: config.json,
 //       model.safetensors, state.safetensors (raw parameters, Adam moments), trainer_state.json
+//       and the run's tokenizer.model (and tokenizer.json), so a step directory is a model
+//       directory too (probe, score, info)
 // Every file is written to a temporary name and renamed; step directories are built under a
-// temporary name and renamed into place, so a crash leaves the previous checkpoint intact.
+// temporary name and renamed into place, so a crash leaves the previous checkpoint intact. A
+// failed save removes its temporaries; the next save removes those a crashed run left.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -19,6 +22,10 @@ namespace bb {
 // fills it and uploads.
 // Writes config.json and model.safetensors into dir (created if needed).
 void save_model(const std::filesystem::path& dir, const Model<float>& model);
+// The config of model directory `dir`, checked before a model is allocated: "DIR: no such model
+// directory", "DIR: not a model directory (no config.json)", config.json's fields and bounds
+// (Config::validate), and model.safetensors holds at least 4 bytes per parameter it describes.
+Config read_model_config(const std::filesystem::path& dir);
 // Loads model.safetensors from dir into a model built from dir/config.json. Validates every name,
 // shape and dtype; the tied decoder weight may be present or absent.
 void load_model_weights(const std::filesystem::path& dir, Model<float>& model);

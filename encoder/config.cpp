@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdint>
+
 #include "common/error.h"
 #include "common/files.h"
+#include "common/json_read.h"
 
 namespace bb {
 
@@ -43,19 +47,56 @@ std::string Config::label() const {
   return fmt::format("ssa({})", fmt::join(parts, ", "));
 }
 
+int64_t parameter_count(const Config& c) {
+  const int64_t V = c.vocab_size, C = c.hidden, F = c.ffn, P = c.max_positions, H = c.heads;
+  const int64_t per_layer = 4 * C * C + 4 * C  // q, k, v, output projections
+                            + 2 * F * C + F + C  // feed-forward
+                            + 4 * C              // two LayerNorms
+                            + (c.scoring == Scoring::ssa ? 2 * H : 0);
+  return (V + P + 1) * C + 2 * C               // embeddings + LayerNorm
+         + int64_t(c.layers) * per_layer + C * C + 3 * C + V;  // layers, LM head
+}
+
+// The bounds (config.h) come first, so that the products below cannot overflow.
 void Config::validate(const std::string& where) const {
-  BB_CHECK(vocab_size > 5 && hidden > 0 && layers > 0 && heads > 0 && ffn > 0,
-           "{}: vocab_size, hidden_size, layers, heads and intermediate_size must be positive",
-           where);
+  auto in = [&](const char* key, int v, int lo, int hi) {
+    BB_CHECK(v >= lo && v <= hi, "{}: {} must be between {} and {}, got {}", where, key, lo, hi,
+             v);
+  };
+  in("vocab_size", vocab_size, 6, kMaxVocab);
+  in("hidden_size", hidden, 1, kMaxHidden);
+  in("num_hidden_layers", layers, 1, kMaxLayers);
+  in("num_attention_heads", heads, 1, hidden);
+  in("intermediate_size", ffn, 1, kMaxFfn);
+  in("max_position_embeddings", max_positions, 1, kMaxPositions);
   BB_CHECK(hidden % heads == 0, "{}: hidden_size {} is not divisible by num_attention_heads {}",
            where, hidden, heads);
-  BB_CHECK(max_positions > pad_id + 1, "{}: max_position_embeddings {} too small", where,
-           max_positions);
-  BB_CHECK(ssa.b_init > 0, "{}: ssa_b_init must be > 0 (got {})", where, ssa.b_init);
-  BB_CHECK(ssa.n_init > 1, "{}: ssa_n_init must be > 1 (got {})", where, ssa.n_init);
-  for (int id : {mask_id, pad_id, unk_id, bos_id, eos_id})
-    BB_CHECK(id >= 0 && id < vocab_size, "{}: special token id {} outside the vocabulary", where,
-             id);
+  BB_CHECK(parameter_count(*this) <= kMaxParameters,
+           "{}: {} parameters, more than the limit of {}", where, parameter_count(*this),
+           kMaxParameters);
+  BB_CHECK(layer_norm_eps > 0 && layer_norm_eps < 0.1,
+           "{}: layer_norm_eps must be > 0 and < 0.1, got {}", where, layer_norm_eps);
+  for (auto [key, p] : {std::pair{"hidden_dropout_prob", hidden_dropout},
+                        std::pair{"attention_probs_dropout_prob", attention_dropout}})
+    BB_CHECK(p >= 0 && p < 1, "{}: {} must be >= 0 and < 1, got {}", where, key, p);
+  BB_CHECK(init_std > 0 && init_std <= 1, "{}: initializer_range must be > 0 and <= 1, got {}",
+           where, init_std);
+  BB_CHECK(ssa.b_init > 0 && ssa.b_init <= kMaxSsaB, "{}: ssa_b_init must be > 0 and <= {}, got {}",
+           where, kMaxSsaB, ssa.b_init);
+  BB_CHECK(ssa.n_init > 1 && ssa.n_init <= kMaxSsaN, "{}: ssa_n_init must be > 1 and <= {}, got {}",
+           where, kMaxSsaN, ssa.n_init);
+  const std::pair<const char*, int> ids[] = {{"mask_token_id", mask_id}, {"pad_token_id", pad_id},
+                                             {"unk_token_id", unk_id}, {"bos_token_id", bos_id},
+                                             {"eos_token_id", eos_id}};
+  for (size_t i = 0; i < std::size(ids); ++i) {
+    in(ids[i].first, ids[i].second, 0, vocab_size - 1);
+    for (size_t k = 0; k < i; ++k)
+      BB_CHECK(ids[i].second != ids[k].second, "{}: {} and {} are both {} (expected distinct ids)",
+               where, ids[k].first, ids[i].first, ids[i].second);
+  }
+  BB_CHECK(max_positions > pad_id + 1,
+           "{}: max_position_embeddings {} too small (position ids start at pad_token_id + 1 = {})",
+           where, max_positions, pad_id + 1);
 }
 
 json to_json(const Config& c) {
@@ -90,56 +131,96 @@ json to_json(const Config& c) {
   };
 }
 
-template <typename V>
-static void read_key(const json& j, const char* key, V& out, const std::string& where) {
-  if (!j.contains(key)) return;
-  try {
-    out = j.at(key).get<V>();
-  } catch (const json::exception&) {
-    fail("{}: key '{}' has the wrong type ({})", where, key, j.at(key).dump());
+namespace {
+
+// One config.json field, type-checked: a wrong type is "<where>: field "x" must be a <type>, got
+// <json>" (no nlohmann text). Ranges are Config::validate()'s.
+class Fields {
+ public:
+  Fields(const json& j, const std::string& where) : j_(j), where_(where) {}
+  bool has(const char* key) const { return j_.contains(key); }
+  // An integer in the 32-bit range; 2e3 (a float with an integral value) is accepted too.
+  void get(const char* key, int& out) const {
+    if (!has(key)) return;
+    const json& v = j_.at(key);
+    const double d = v.is_number() ? v.get<double>() : 0.5;
+    BB_CHECK(d == std::floor(d), "{}: field \"{}\" must be an integer, got {}", where_, key,
+             v.dump());
+    BB_CHECK(d >= INT32_MIN && d <= INT32_MAX,
+             "{}: field \"{}\" must be a 32-bit integer, got {}", where_, key, v.dump());
+    out = int(d);
   }
-}
+  void get(const char* key, double& out) const {
+    if (!has(key)) return;
+    BB_CHECK(j_.at(key).is_number(), "{}: field \"{}\" must be a number, got {}", where_, key,
+             j_.at(key).dump());
+    out = j_.at(key).get<double>();
+  }
+  void get(const char* key, bool& out) const {
+    if (!has(key)) return;
+    BB_CHECK(j_.at(key).is_boolean(), "{}: field \"{}\" must be true or false, got {}", where_,
+             key, j_.at(key).dump());
+    out = j_.at(key).get<bool>();
+  }
+  void get(const char* key, std::string& out) const {
+    if (!has(key)) return;
+    BB_CHECK(j_.at(key).is_string(), "{}: field \"{}\" must be a string, got {}", where_, key,
+             j_.at(key).dump());
+    out = j_.at(key).get<std::string>();
+  }
+
+ private:
+  const json& j_;
+  const std::string& where_;
+};
+
+}  // namespace
 
 Config config_from_json(const json& j, const std::string& where) {
   BB_CHECK(j.is_object(), "{}: expected a JSON object", where);
   for (const char* key : {"vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                           "intermediate_size", "max_position_embeddings"})
-    BB_CHECK(j.contains(key), "{}: missing key '{}'", where, key);
+    BB_CHECK(j.contains(key), "{}: missing field \"{}\"", where, key);
   if (j.contains("hidden_act"))
     BB_CHECK(j["hidden_act"] == "gelu", "{}: hidden_act {} not supported (expected \"gelu\")",
              where, j["hidden_act"].dump());
   if (j.contains("type_vocab_size"))
     BB_CHECK(j["type_vocab_size"] == 1, "{}: type_vocab_size must be 1", where);
+  const Fields f(j, where);
   Config c;
-  read_key(j, "vocab_size", c.vocab_size, where);
-  read_key(j, "hidden_size", c.hidden, where);
-  read_key(j, "num_hidden_layers", c.layers, where);
-  read_key(j, "num_attention_heads", c.heads, where);
-  read_key(j, "intermediate_size", c.ffn, where);
-  read_key(j, "max_position_embeddings", c.max_positions, where);
-  read_key(j, "layer_norm_eps", c.layer_norm_eps, where);
-  read_key(j, "hidden_dropout_prob", c.hidden_dropout, where);
-  read_key(j, "attention_probs_dropout_prob", c.attention_dropout, where);
-  read_key(j, "initializer_range", c.init_std, where);
-  read_key(j, "mask_token_id", c.mask_id, where);
-  read_key(j, "pad_token_id", c.pad_id, where);
-  read_key(j, "unk_token_id", c.unk_id, where);
-  read_key(j, "bos_token_id", c.bos_id, where);
-  read_key(j, "eos_token_id", c.eos_id, where);
+  f.get("vocab_size", c.vocab_size);
+  f.get("hidden_size", c.hidden);
+  f.get("num_hidden_layers", c.layers);
+  f.get("num_attention_heads", c.heads);
+  f.get("intermediate_size", c.ffn);
+  f.get("max_position_embeddings", c.max_positions);
+  f.get("layer_norm_eps", c.layer_norm_eps);
+  f.get("hidden_dropout_prob", c.hidden_dropout);
+  f.get("attention_probs_dropout_prob", c.attention_dropout);
+  f.get("initializer_range", c.init_std);
+  f.get("mask_token_id", c.mask_id);
+  f.get("pad_token_id", c.pad_id);
+  f.get("unk_token_id", c.unk_id);
+  f.get("bos_token_id", c.bos_id);
+  f.get("eos_token_id", c.eos_id);
   std::string scoring = "softmax";
-  read_key(j, "attention_scoring", scoring, where);
+  f.get("attention_scoring", scoring);
   try {
     c.scoring = parse_scoring(scoring);
   } catch (const Error& e) {
     fail("{}: {}", where, e.what());
   }
-  read_key(j, "ssa_b_init", c.ssa.b_init, where);
-  read_key(j, "ssa_n_init", c.ssa.n_init, where);
-  read_key(j, "ssa_freeze_b", c.ssa.freeze_b, where);
-  read_key(j, "ssa_freeze_n", c.ssa.freeze_n, where);
-  if (j.contains("tokenizer")) c.tokenizer = j["tokenizer"];
+  f.get("ssa_b_init", c.ssa.b_init);
+  f.get("ssa_n_init", c.ssa.n_init);
+  f.get("ssa_freeze_b", c.ssa.freeze_b);
+  f.get("ssa_freeze_n", c.ssa.freeze_n);
+  if (j.contains("tokenizer")) {
+    BB_CHECK(j["tokenizer"].is_object(), "{}: field \"tokenizer\" must be an object, got {}",
+             where, j["tokenizer"].dump());
+    c.tokenizer = j["tokenizer"];
+  }
   int version = kFormatVersion;
-  read_key(j, "babyberta_format_version", version, where);
+  f.get("babyberta_format_version", version);
   BB_CHECK(version <= kFormatVersion,
            "{}: babyberta_format_version {} is newer than this build understands ({})", where,
            version, kFormatVersion);
@@ -148,13 +229,7 @@ Config config_from_json(const json& j, const std::string& where) {
 }
 
 Config read_config(const std::filesystem::path& path) {
-  json j;
-  try {
-    j = json::parse(read_file(path));
-  } catch (const json::exception& e) {
-    fail("{}: not valid JSON ({})", path.string(), e.what());
-  }
-  return config_from_json(j, path.string());
+  return config_from_json(read_json_file(path), path.string());
 }
 
 void write_config(const std::filesystem::path& path, const Config& c) {

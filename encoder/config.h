@@ -36,8 +36,26 @@ struct Config {
   int max_tokens() const { return max_positions - pad_id - 1; }
   int head_dim() const { return hidden / heads; }
   std::string label() const;  // "softmax", "ssa", "ssa(n=2 frozen)", ...
+  // Every size within the bounds below, hidden divisible by heads, layer_norm_eps in (0, 0.1),
+  // dropouts in [0, 1), initializer_range in (0, 1], SSA's b in (0, kMaxSsaB] and n in
+  // (1, kMaxSsaN], the five special ids distinct and inside the vocabulary; else a one-line error
+  // "<where>: <field> must be ..., got <value>".
   void validate(const std::string& where) const;
 };
+
+// Bounds on a config (config.json, presets, train options). They are far above anything this
+// toolkit trains (BabyBERTa: vocab 8,192, hidden 256, 8 layers, 130 positions, 8.5M parameters)
+// and keep a corrupt or hostile config.json from asking for absurd allocations or loops.
+inline constexpr int kMaxVocab = 1'000'000;
+inline constexpr int kMaxHidden = 65'536;
+inline constexpr int kMaxLayers = 1'024;
+inline constexpr int kMaxFfn = 1'048'576;
+inline constexpr int kMaxPositions = 16'384;  // dense attention: L^2 scores per head and sequence
+inline constexpr int64_t kMaxParameters = 1'000'000'000;  // 4 GB of float32 weights
+inline constexpr double kMaxSsaB = 1000, kMaxSsaN = 100;
+
+// The number of parameters of a model of `c` (ParamLayout(c).total), without building the layout.
+int64_t parameter_count(const Config& c);
 
 Config preset(const std::string& name);  // babyberta | small | tiny
 Scoring parse_scoring(const std::string& s);

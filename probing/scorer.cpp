@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <tuple>
 
 #include "backend/ops.h"
 #include "common/error.h"
@@ -38,12 +39,28 @@ int resolved_batch_tokens(int requested, Device device, const Config& c) {
 }
 }  // namespace
 
-Scorer::Scorer(const fs::path& dir, int batch_tokens, Device device)
-    : tok_(Tokenizer::load(dir)), device_(device) {
-  const Config c = read_config(dir / "config.json");
-  BB_CHECK(c.vocab_size == tok_->vocab_size(),
-           "{}: config.json says vocab_size {}, tokenizer.model has {} pieces", dir.string(),
-           c.vocab_size, tok_->vocab_size());
+namespace {
+// config.json and tokenizer.model of one model directory must agree on the vocabulary and on the
+// special ids.
+void check_tokenizer_matches(const fs::path& dir, const Config& c, const Tokenizer& tok) {
+  const std::string config = (dir / "config.json").string();
+  const std::string model = (dir / "tokenizer.model").string();
+  BB_CHECK(c.vocab_size == tok.vocab_size(), "{}: vocab_size {} does not match {} ({} pieces)",
+           config, c.vocab_size, model, tok.vocab_size());
+  const std::tuple<const char*, int, const char*> ids[] = {
+      {"mask_token_id", c.mask_id, "<mask>"}, {"pad_token_id", c.pad_id, "<pad>"},
+      {"unk_token_id", c.unk_id, "<unk>"}, {"bos_token_id", c.bos_id, "<s>"},
+      {"eos_token_id", c.eos_id, "</s>"}};
+  for (const auto& [key, id, piece] : ids)
+    BB_CHECK(id == tok.piece_id(piece), "{}: {} {} does not match {} (its {} is {})", config, key,
+             id, model, piece, tok.piece_id(piece));
+}
+}  // namespace
+
+Scorer::Scorer(const fs::path& dir, int batch_tokens, Device device) : device_(device) {
+  const Config c = read_model_config(dir);
+  tok_.emplace(Tokenizer::load(dir));
+  check_tokenizer_matches(dir, c, *tok_);
   batch_tokens_ = resolved_batch_tokens(batch_tokens, device, c);
   models_.push_back(std::make_unique<Model<float>>(c, capacity(c), device));
   load_model_weights(dir, *models_[0]);

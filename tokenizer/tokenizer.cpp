@@ -120,6 +120,10 @@ void Tokenizer::train(const std::vector<std::string>& normalized, const Tokenize
 }
 
 Tokenizer Tokenizer::load(const fs::path& dir) {
+  std::error_code ec;
+  BB_CHECK(fs::exists(dir, ec), "{}: no such model or tokenizer directory", dir.string());
+  BB_CHECK(fs::is_directory(dir, ec),
+           "{}: not a directory (expected a model or tokenizer directory)", dir.string());
   const fs::path model = dir / "tokenizer.model";
   fs::path settings_file = dir / "config.json";
   const json config = fs::exists(settings_file) ? read_json(settings_file) : json::object();
@@ -187,6 +191,8 @@ std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
 }
 
 std::string Tokenizer::piece(int32_t id) const { return sp_->IdToPiece(id); }
+
+int32_t Tokenizer::piece_id(const std::string& piece) const { return sp_->PieceToId(piece); }
 
 void save_tokenizer_model(const fs::path& dir, const Tokenizer& tok) {
   write_tokenizer_files(dir, tok.settings(), tok.model_bytes());

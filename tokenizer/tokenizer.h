@@ -55,6 +55,7 @@ class Tokenizer {
   std::vector<int32_t> encode_normalized(std::string_view normalized) const;
   std::string decode(const std::vector<int32_t>& ids) const;  // specials dropped
   std::string piece(int32_t id) const;
+  int32_t piece_id(const std::string& piece) const;  // the <unk> id for an unknown piece
 
   int vocab_size() const;
   const Normalizer& normalizer() const { return normalizer_; }

@@ -2,18 +2,24 @@
 // corrupt and mismatched files.
 #include <doctest/doctest.h>
 
+#include <signal.h>
+#include <sys/resource.h>
+
 #include <cmath>
 #include <fstream>
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/hash.h"
 #include "common/safetensors.h"
 #include "encoder/checkpoint.h"
 #include "model_fixtures.h"
+#include "safetensors_bytes.h"
 #include "temp_dir.h"
 
 using namespace bb;
 namespace fs = std::filesystem;
+using json = nlohmann::json;
 
 namespace {
 
@@ -127,7 +133,7 @@ TEST_CASE("corrupt, truncated and mismatched checkpoints give one-line errors na
   write_file_atomic(dir.path / "config.json", "{\"vocab_size\": 10,");
   CHECK(error_of([&] { read_config(dir.path / "config.json"); }).find("config.json: not valid JSON") != std::string::npos);
   write_file_atomic(dir.path / "config.json", "{\"vocab_size\": 10}");
-  CHECK(error_of([&] { read_config(dir.path / "config.json"); }).find("missing key 'hidden_size'") != std::string::npos);
+  CHECK(error_of([&] { read_config(dir.path / "config.json"); }).find("missing field \"hidden_size\"") != std::string::npos);
   CHECK(error_of([&] { read_config(dir.path / "nope.json"); }).find("nope.json: cannot open") != std::string::npos);
 }
 
@@ -161,4 +167,133 @@ TEST_CASE("checkpoint directories: latest step wins, state round-trips, partial 
   Model<float> m3(bigger, {1, 8, 8, 1});
   AdamW opt3(m3.layout(), bigger, o);
   CHECK(error_of([&] { load_checkpoint(*last, m3, opt3); }).find("parameters, this model has") != std::string::npos);
+}
+
+TEST_CASE("safetensors: the data section's sha256 is recorded, verified, and optional") {
+  test::TempDir dir("digest");
+  Model<float> m(test::micro_config(Scoring::softmax), {1, 8, 8, 1});
+  m.init_weights(1);
+  save_model(dir.path, m);
+  const fs::path file = dir.path / "model.safetensors";
+  const std::string good = read_file(file);
+  auto parts = test::split_safetensors(good);
+  CHECK(parts.header["__metadata__"][kDigestKey] == sha256_hex(parts.data));
+
+  std::string flipped = good;
+  flipped[good.size() - 3] ^= 0x10;  // one bit inside the last tensor's data
+  write_file_atomic(file, flipped);
+  CHECK(error_of([&] { load_model_weights(dir.path, m); }) ==
+        file.string() + ": data section sha256 mismatch (file corrupted?)");
+
+  parts.header["__metadata__"].erase(kDigestKey);  // as HF writes it: no digest, still loads
+  write_file_atomic(file, test::safetensors_bytes(parts.header, parts.data));
+  Model<float> m2(test::micro_config(Scoring::softmax), {1, 8, 8, 1});
+  CHECK_NOTHROW(load_model_weights(dir.path, m2));
+  CHECK(m2.params == m.params);
+}
+
+TEST_CASE("safetensors: sizes, shapes, offsets and field types are bounded before use") {
+  test::TempDir dir("bounds");
+  const fs::path file = dir.path / "t.safetensors";
+  const std::string data(16, '\0');
+  auto error_for = [&](const json& header, const std::string& bytes) {
+    write_file_atomic(file, test::safetensors_bytes(header, bytes));
+    return error_of([&] { SafetensorsFile::read(file); });
+  };
+  auto one = [](json dtype, json shape, json offsets) {
+    return json{{"a", {{"dtype", dtype}, {"shape", shape}, {"data_offsets", offsets}}}};
+  };
+  CHECK(error_for(one("F32", {2, 2}, {0, 16}), data).empty());
+  CHECK(error_for(one("F32", {-2, -2}, {0, 16}), data).find("tensor a: field \"shape\" must hold non-negative integers") != std::string::npos);
+  CHECK(error_for(one("F32", {uint64_t(1) << 62, 8}, {0, 16}), data).find("too many elements") != std::string::npos);
+  CHECK(error_for(one("F32", {2, 2}, {0, 17}), data).find("outside the 16 data bytes") != std::string::npos);
+  CHECK(error_for(one("F32", {2, 2}, {-1, 16}), data).find("field \"data_offsets\" must be [begin, end]") != std::string::npos);
+  CHECK(error_for(one(5, {2, 2}, {0, 16}), data).find("tensor a: field \"dtype\" must be a string, got 5") != std::string::npos);
+  CHECK(error_for(one("F32", "big", {0, 16}), data).find("tensor a: field \"shape\" must be an array") != std::string::npos);
+  CHECK(error_for(json{{"a", 3}}, data).find("tensor a: entry must be an object") != std::string::npos);
+  json two = one("F32", {2}, {0, 8});
+  two["b"] = {{"dtype", "F32"}, {"shape", {2}}, {"data_offsets", {4, 12}}};
+  CHECK(error_for(two, data).find("tensor b: data_offsets [4, 12] overlap tensor a's [0, 8]") != std::string::npos);
+  two["b"]["data_offsets"] = {0, 8};  // two names for one byte range
+  CHECK(error_for(two, data).find("overlap") != std::string::npos);
+  two["b"]["data_offsets"] = {8, 16};
+  CHECK(error_for(two, data).empty());
+
+  std::string huge(8, '\xff');  // header length 2^64 - 1
+  write_file_atomic(file, huge + "{}");
+  CHECK(error_of([&] { SafetensorsFile::read(file); }).find("exceeds file size") != std::string::npos);
+  write_file_atomic(file, "");
+  CHECK(error_of([&] { SafetensorsFile::read(file); }).find("truncated") != std::string::npos);
+  CHECK(error_of([&] { SafetensorsFile::read(dir.path); }) ==
+        dir.path.string() + ": is a directory, expected a file");
+  if (fs::exists("/dev/zero"))
+    CHECK(error_of([&] { SafetensorsFile::read("/dev/zero"); }).find("/dev/zero: not a regular file") != std::string::npos);
+}
+
+TEST_CASE("model directories: missing, without config.json, or with too small a weights file") {
+  test::TempDir dir("modeldir");
+  CHECK(error_of([&] { read_model_config(dir.path / "nope"); }) ==
+        (dir.path / "nope").string() + ": no such model directory");
+  CHECK(error_of([&] { read_model_config(dir.path); }).find("not a model directory (no config.json)") != std::string::npos);
+  Model<float> m(test::micro_config(Scoring::softmax), {1, 8, 8, 1});
+  m.init_weights(1);
+  save_model(dir.path, m);
+  CHECK(read_model_config(dir.path).hidden == 8);
+  Config big = test::micro_config(Scoring::softmax);
+  big.layers = 1000;
+  write_config(dir.path / "config.json", big);
+  CHECK(error_of([&] { read_model_config(dir.path); }).find("but " + (dir.path / "model.safetensors").string() + " has only") != std::string::npos);
+}
+
+TEST_CASE("failed writes leave no temporaries; stale ones of crashed runs are removed") {
+  test::TempDir dir("temps");
+  fs::create_directories(dir.path / "target" / "inside");  // rename onto a non-empty dir fails
+  CHECK(error_of([&] { write_file_atomic(dir.path / "target", "x"); }).find("cannot rename") != std::string::npos);
+  fs::create_directories(dir.path / "built.tmp.1" / "files");
+  CHECK_THROWS_AS(replace_directory(dir.path / "built.tmp.1", dir.path / "no" / "dst"), Error);
+  for (const auto& e : fs::directory_iterator(dir.path)) CHECK(!is_temporary_name(e.path().filename().string()));
+
+  const std::string dead = ".tmp.99999999", mine = ".tmp." + std::to_string(::getpid());
+  write_file_atomic(dir.path / ("model.safetensors" + dead), "torn");
+  write_file_atomic(dir.path / ("metrics.jsonl" + mine), "in flight");
+  write_file_atomic(dir.path / "notes.tmp.txt", "not ours");
+  fs::create_directories(dir.path / (".step-3" + dead));
+  fs::create_directories(dir.path / "step-2.old.99999999");  // step-2 itself never arrived
+  fs::create_directories(dir.path / "step-4.old.99999999");
+  fs::create_directories(dir.path / "step-4");
+  CHECK(remove_stale_temporaries(dir.path) == 4);
+  CHECK(!fs::exists(dir.path / ("model.safetensors" + dead)));
+  CHECK(fs::exists(dir.path / ("metrics.jsonl" + mine)));
+  CHECK(fs::exists(dir.path / "notes.tmp.txt"));
+  CHECK(!fs::exists(dir.path / (".step-3" + dead)));
+  CHECK(fs::is_directory(dir.path / "step-2"));
+  CHECK(!fs::exists(dir.path / "step-4.old.99999999"));
+  CHECK(remove_stale_temporaries(dir.path / "missing") == 0);
+}
+
+TEST_CASE("a checkpoint that fails mid-write (disk full) leaves no temporaries behind") {
+  test::TempDir dir("diskfull");
+  const Config c = test::micro_config(Scoring::softmax);
+  Model<float> m(c, {1, 8, 8, 1});
+  m.init_weights(1);
+  AdamW opt(m.layout(), c, OptimConfig{});
+  write_file_atomic(dir.path / "tokenizer.model", "spm");
+  save_checkpoint(dir.path, m, opt, {1, 2, {}});
+  CHECK(read_file(dir.path / "checkpoints" / "step-1" / "tokenizer.model") == "spm");
+  write_file_atomic(dir.path / "checkpoints" / "model.safetensors.tmp.99999999", "crashed");
+
+  rlimit old{};
+  ::getrlimit(RLIMIT_FSIZE, &old);
+  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);  // write() fails with EFBIG instead
+  rlimit small = old;
+  small.rlim_cur = 2000;  // bytes per file: state.safetensors cannot be written
+  ::setrlimit(RLIMIT_FSIZE, &small);
+  const std::string e = error_of([&] { save_checkpoint(dir.path, m, opt, {2, 2, {}}); });
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::signal(SIGXFSZ, old_handler);
+  CHECK(e.find("write failed") != std::string::npos);
+  for (const fs::path& d : {dir.path, dir.path / "checkpoints"})
+    for (const auto& f : fs::directory_iterator(d)) CHECK(!is_temporary_name(f.path().filename().string()));
+  CHECK(!fs::exists(dir.path / "checkpoints" / "step-2"));
+  CHECK(latest_checkpoint(dir.path)->filename() == "step-1");
 }

@@ -3,6 +3,7 @@
 
 #include "common/error.h"
 #include "encoder/config.h"
+#include "encoder/parameters.h"
 
 using namespace bb;
 
@@ -49,5 +50,61 @@ TEST_CASE("config.json round trip and validation") {
   bad = j;
   bad["hidden_size"] = "big";
   CHECK_THROWS_WITH_AS(config_from_json(bad, "cfg.json"),
-                       doctest::Contains("key 'hidden_size' has the wrong type"), Error);
+                       doctest::Contains("cfg.json: field \"hidden_size\" must be an integer, got \"big\""),
+                       Error);
+}
+
+namespace {
+// The message of config_from_json(preset small with `key` = `value`), "" when it loads.
+std::string error_with(const char* key, const nlohmann::json& value) {
+  auto j = to_json(preset("small"));
+  if (value.is_discarded()) j.erase(key);
+  else j[key] = value;
+  try {
+    config_from_json(j, "m/config.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("config.json: wrong types are one-line errors naming the field") {
+  using nlohmann::json;
+  CHECK(error_with("layer_norm_eps", "small") == "m/config.json: field \"layer_norm_eps\" must be a number, got \"small\"");
+  CHECK(error_with("ssa_freeze_n", 1) == "m/config.json: field \"ssa_freeze_n\" must be true or false, got 1");
+  CHECK(error_with("attention_scoring", json::array()) == "m/config.json: field \"attention_scoring\" must be a string, got []");
+  CHECK(error_with("num_hidden_layers", 2.5) == "m/config.json: field \"num_hidden_layers\" must be an integer, got 2.5");
+  CHECK(error_with("vocab_size", 1e10) == "m/config.json: field \"vocab_size\" must be a 32-bit integer, got 10000000000.0");
+  CHECK(error_with("tokenizer", 3) == "m/config.json: field \"tokenizer\" must be an object, got 3");
+  CHECK(error_with("hidden_size", json(json::value_t::discarded)) == "m/config.json: missing field \"hidden_size\"");
+  CHECK(error_with("hidden_size", 2.02e2).find("not divisible") != std::string::npos);  // 202
+  CHECK(error_with("vocab_size", 1e4).empty());
+}
+
+TEST_CASE("config.json: every value is range-checked, so none can ask for a huge allocation") {
+  CHECK(error_with("layer_norm_eps", -1) == "m/config.json: layer_norm_eps must be > 0 and < 0.1, got -1");
+  CHECK(error_with("layer_norm_eps", 0.5).find("layer_norm_eps must be > 0 and < 0.1") != std::string::npos);
+  CHECK(error_with("hidden_dropout_prob", 7) == "m/config.json: hidden_dropout_prob must be >= 0 and < 1, got 7");
+  CHECK(error_with("attention_probs_dropout_prob", -0.1).find("attention_probs_dropout_prob must be >= 0") != std::string::npos);
+  CHECK(error_with("initializer_range", 0).find("initializer_range must be > 0") != std::string::npos);
+  CHECK(error_with("num_hidden_layers", 2147483647) == "m/config.json: num_hidden_layers must be between 1 and 1024, got 2147483647");
+  CHECK(error_with("vocab_size", 2e9) == "m/config.json: vocab_size must be between 6 and 1000000, got 2000000000");
+  CHECK(error_with("max_position_embeddings", 2e9).find("max_position_embeddings must be between 1 and 16384") != std::string::npos);
+  CHECK(error_with("intermediate_size", 0).find("intermediate_size must be between 1 and") != std::string::npos);
+  CHECK(error_with("hidden_size", 65536).find("parameters, more than the limit") != std::string::npos);
+  CHECK(error_with("num_attention_heads", 0).find("num_attention_heads must be between 1 and 128") != std::string::npos);
+  CHECK(error_with("ssa_b_init", 1e9).find("ssa_b_init must be > 0 and <= 1000") != std::string::npos);
+  CHECK(error_with("mask_token_id", 8192) == "m/config.json: mask_token_id must be between 0 and 8191, got 8192");
+  CHECK(error_with("eos_token_id", 1) == "m/config.json: pad_token_id and eos_token_id are both 1 (expected distinct ids)");
+  CHECK(error_with("pad_token_id", 200).find("max_position_embeddings 130 too small") != std::string::npos);
+}
+
+TEST_CASE("parameter_count equals the parameter layout's total") {
+  for (Scoring scoring : {Scoring::softmax, Scoring::ssa})
+    for (const char* name : {"babyberta", "small", "tiny"}) {
+      Config c = preset(name);
+      c.scoring = scoring;
+      CHECK(parameter_count(c) == ParamLayout(c).total);
+    }
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/error.h"
 #include "common/files.h"
 #include "common/threads.h"
 #include "encoder/checkpoint.h"
@@ -159,4 +160,40 @@ TEST_CASE("probe JSON has the documented keys and a pairs.jsonl") {
   const std::string pairs = read_file(d.path / "r.pairs.jsonl");
   CHECK(std::count(pairs.begin(), pairs.end(), '\n') == 30);
   CHECK(pairs.find("\"outcome\":1.0") != std::string::npos);
+}
+
+TEST_CASE("a model directory: config.json must agree with tokenizer.model; step dirs score too") {
+  test::TempDir d("modeldir-tok");
+  make_model_dir(d.path, Scoring::softmax);
+  auto error_of = [](const fs::path& dir) -> std::string {
+    try {
+      Scorer s(dir);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string config = (d.path / "config.json").string();
+  const std::string tokenizer = (d.path / "tokenizer.model").string();
+  CHECK(error_of(d.path / "nope") == (d.path / "nope").string() + ": no such model directory");
+  CHECK(error_of(d.path / "config.json").find("not a model directory") != std::string::npos);
+
+  // A step directory carries the run's tokenizer: it is a model directory of its own.
+  Config c = read_config(d.path / "config.json");
+  Model<float> m(c, {1, 1, 1, 1});
+  load_model_weights(d.path, m);
+  AdamW opt(m.layout(), c, OptimConfig{});
+  const fs::path step = save_checkpoint(d.path, m, opt, {3, 1, {}});
+  CHECK(error_of(step).empty());
+
+  const std::string good = read_file(d.path / "config.json");
+  c.mask_id = 5, c.eos_id = 0;
+  write_config(d.path / "config.json", c);
+  CHECK(error_of(d.path) == config + ": mask_token_id 5 does not match " + tokenizer + " (its <mask> is 0)");
+  c = read_config(step / "config.json");
+  c.vocab_size -= 1;
+  write_config(d.path / "config.json", c);
+  CHECK(error_of(d.path).find(config + ": vocab_size " + std::to_string(c.vocab_size) + " does not match " + tokenizer) != std::string::npos);
+  write_file_atomic(d.path / "config.json", good);
+  CHECK(error_of(d.path).empty());
 }

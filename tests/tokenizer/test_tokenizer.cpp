@@ -91,7 +91,7 @@ TEST_CASE("tokenizer files: settings first, model last; a half-written pair is n
   CHECK_THROWS_WITH_AS(Tokenizer::load(dir.path),
                        doctest::Contains("tokenizer.model without tokenizer.json"), Error);
   CHECK_THROWS_WITH_AS(Tokenizer::load(dir.path / "nothing"),
-                       doctest::Contains("nothing: no tokenizer.model"), Error);
+                       doctest::Contains("nothing: no such model or tokenizer directory"), Error);
   // save_tokenizer_model writes a loadable pair into a fresh model directory.
   test::TempDir other("tok-pair2");
   train_toy(other.path, "bpe", 300);
