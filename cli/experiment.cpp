@@ -19,6 +19,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/hash.h"
+#include "common/json_read.h"
 #include "encoder/checkpoint.h"
 #include "probing/compare.h"
 #include "tokenizer/tokenizer.h"
@@ -43,11 +44,7 @@ int64_t finished_step(const fs::path& run) {
   const auto last = latest_checkpoint(run);
   if (!last) return -1;
   const fs::path path = *last / "trainer_state.json";
-  try {
-    return nlohmann::json::parse(read_file(path)).at("step").get<int64_t>();
-  } catch (const nlohmann::json::exception&) {
-    fail("{}: not a trainer state (expected JSON with an integer \"step\")", path.string());
-  }
+  return json_integer(read_json_file(path), "step", path.string());
 }
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -69,6 +66,12 @@ ojson child_train_settings(const std::vector<std::string>& args, const std::stri
   std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 parses a reversed list
   app.parse(rev);
   return train_settings(t, corpus_sha, tokenizer_sha);
+}
+
+// What a probe result depends on: the run it probed (its settings' fingerprint) and the probe flags.
+ojson probe_settings(const ExperimentArgs& a, const ojson& train_settings) {
+  return {{"run", settings_fingerprint(train_settings)}, {"--suite", a.suite},
+          {"--method", a.method}, {"--pairs-per-paradigm", a.pairs_per_paradigm}};
 }
 
 // Refuses (or with --force removes) what was made with other settings: one line naming the
@@ -123,11 +126,10 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
   if (const auto saved = read_run_settings(run))
     reconcile(a, {run, result, result_settings}, run,
               settings_differences(*saved, train_s, "this run"));
-  const ojson probe_s{{"run", sha256_hex(train_s.dump())}, {"--suite", a.suite},
-                      {"--method", a.method}, {"--pairs-per-paradigm", a.pairs_per_paradigm}};
+  const ojson probe_s = probe_settings(a, train_s);
   if (fs::exists(result_settings))
     reconcile(a, {result, result_settings}, result,
-              settings_differences(ojson::parse(read_file(result_settings)), probe_s, "result"));
+              settings_differences(ojson(read_json_file(result_settings)), probe_s, "result"));
   else if (fs::exists(result))  // a result without its settings cannot be trusted
     reconcile(a, {result}, result, {"results/" + name + ".settings.json: missing"});
 
@@ -172,9 +174,8 @@ void run_experiment(ExperimentArgs a) {
     const fs::path result = j.args.back();
     const std::string name = result.stem().string();
     const ojson train_s = *read_run_settings(out / "runs" / name);
-    const ojson probe_s{{"run", sha256_hex(train_s.dump())}, {"--suite", a.suite},
-                        {"--method", a.method}, {"--pairs-per-paradigm", a.pairs_per_paradigm}};
-    write_file_atomic(result.parent_path() / (name + ".settings.json"), probe_s.dump(2) + "\n");
+    write_file_atomic(result.parent_path() / (name + ".settings.json"),
+                      probe_settings(a, train_s).dump(2) + "\n");
   }
   const Comparison c = compare_runs(load_runs(g.results));
   write_report(out / "report", c);

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/hash.h"
 
 namespace bb::cli {
 
@@ -59,11 +60,14 @@ void add_run_session(const fs::path& dir, const ojson& session) {
 std::optional<ojson> read_run_settings(const fs::path& dir) {
   const fs::path path = dir / "run.json";
   if (!fs::exists(path)) return std::nullopt;
-  try {
-    return ojson::parse(read_file(path)).at("settings");
-  } catch (const nlohmann::json::exception&) {
-    fail("{}: not a run settings file (expected JSON with an object \"settings\")", path.string());
-  }
+  const ojson run = ojson::parse(read_file(path), nullptr, /*allow_exceptions=*/false);
+  BB_CHECK(run.is_object() && run.contains("settings") && run["settings"].is_object(),
+           "{}: not a run settings file (expected JSON with an object \"settings\")", path.string());
+  return run["settings"];
+}
+
+std::string settings_fingerprint(const ojson& settings) {
+  return sha256_hex(nlohmann::json(settings).dump());  // keys sorted: independent of their order
 }
 
 std::vector<std::string> settings_differences(const ojson& saved, const ojson& now,

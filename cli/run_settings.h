@@ -25,6 +25,8 @@ void write_run_settings(const std::filesystem::path& dir, const nlohmann::ordere
 void add_run_session(const std::filesystem::path& dir, const nlohmann::ordered_json& session);
 // DIR/run.json's settings, if the run has recorded any.
 std::optional<nlohmann::ordered_json> read_run_settings(const std::filesystem::path& dir);
+// sha256 of the settings with sorted keys: what a probe result records of the run it probed.
+std::string settings_fingerprint(const nlohmann::ordered_json& settings);
 // One "FLAG: WHAT_SAVED was A, now B" entry per differing flag (missing keys count as differing).
 std::vector<std::string> settings_differences(const nlohmann::ordered_json& saved,
                                               const nlohmann::ordered_json& now,

@@ -80,6 +80,9 @@ pkill -9 -f "[b]usy --steps"
 E=(--corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 --attention softmax
    --jobs 1 --out exp)
 expect_ok "experiment (first run)" "$BB" experiment "${E[@]}" --steps 20 --eval-every 10
+"$BB" experiment "${E[@]}" --steps 20 --eval-every 10 >/dev/null 2>same.err
+check "experiment rerun with the same settings reuses everything" \
+  grep -q "0 runs to train, 0 to probe" same.err
 expect_fail "experiment rerun with other --steps" "runs/softmax-seed1: made with other settings \(--steps: this run 20, now 30" \
   "$BB" experiment "${E[@]}" --steps 30
 expect_fail "experiment rerun with another --method" "softmax-seed1.json: made with other settings \(--method: result holistic, now pll" \
