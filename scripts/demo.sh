@@ -18,9 +18,12 @@ fi
 out="${DEMO_OUT:-$here/demo-run}"
 steps="${DEMO_STEPS:-2500}"         # smaller values make a quick smoke test
 pairs="${DEMO_PAIRS:-250}"
+# experiment refuses to reuse runs made with other DEMO_* values; DEMO_FORCE=1 redoes them.
+force=()
+[ "${DEMO_FORCE:-0}" = 1 ] && force=(--force)
 echo "demo: corpus $corpus"
 echo "demo: suite  $suite (first $pairs pairs of each paradigm)"
 echo "demo: output $out"
 time "$bin" experiment --corpus "$corpus" --suite "$suite" --attention softmax,ssa --seeds 2 \
   --preset small --steps "$steps" --eval-every 500 --jobs 2 --threads 1 --pairs-per-paradigm "$pairs" \
-  --out "$out"
+  --out "$out" "${force[@]}"
