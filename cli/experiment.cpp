@@ -22,6 +22,7 @@
 #include "common/json_read.h"
 #include "encoder/checkpoint.h"
 #include "probing/compare.h"
+#include "probing/scorer.h"
 #include "tokenizer/tokenizer.h"
 
 namespace bb::cli {
@@ -151,7 +152,11 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
 }
 
 void run_experiment(ExperimentArgs a) {
-  usable_device(a.device);  // fail before any child process starts
+  usable_device(a.device);  // fail before any child process starts: device, names, files
+  for (const auto& att : split_list(a.attention)) parse_scoring(att);
+  preset(a.preset);
+  parse_method(a.method);
+  const std::string corpus_sha = sha256_hex(read_file(a.corpus));
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path out = a.out;
   const DirLock lock(out);  // one experiment per directory; its runs lock their own
@@ -161,7 +166,6 @@ void run_experiment(ExperimentArgs a) {
     fmt::print(stderr, "babyberta: warning: --jobs {} x --threads {} = {} threads on {} cores; runs "
                "will slow each other down\n", a.jobs, a.threads, a.jobs * a.threads, cores);
   const Tokenizer tok = experiment_tokenizer(a, a.threads * a.jobs);
-  const std::string corpus_sha = sha256_hex(read_file(a.corpus));
   Grid g;
   for (const auto& att : split_list(a.attention))
     for (int seed = 1; seed <= a.seeds; ++seed) add_run(a, att, seed, corpus_sha, tok, g);

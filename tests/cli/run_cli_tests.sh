@@ -54,7 +54,7 @@ check() {
 wait_bounded() {
   local pid="$1" i
   for ((i = 0; i < $2 * 10; ++i)); do
-    kill -0 "$pid" 2>/dev/null || { wait "$pid"; return $?; }
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return $?; }
     sleep 0.1
   done
   pkill -9 -P "$pid" 2>/dev/null; kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null

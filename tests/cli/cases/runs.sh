@@ -28,6 +28,8 @@ expect_fail "experiment --jobs 0 (hung before)" "--jobs: 0 is out of range" \
   "$BB" experiment --corpus corpus.txt --suite suite --out e --jobs 0
 expect_fail "experiment --seeds 0" "--seeds: 0 is out of range" \
   "$BB" experiment --corpus corpus.txt --suite suite --out e --seeds 0
+expect_fail "experiment with an unknown attention function" "unknown attention.*'sofmax'|sofmax" \
+  "$BB" experiment --corpus corpus.txt --suite suite --out e --attention softmax,sofmax
 expect_fail "bench --seconds -1" "--seconds: -1 is out of range" "$BB" bench train --seconds -1
 expect_fail "a flag typo gets a suggestion" "unknown flag --attenton; did you mean --attention\?" \
   "$BB" train "${T[@]}" --out r --attenton ssa
