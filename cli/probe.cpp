@@ -7,11 +7,11 @@
 #include <ctime>
 
 #include "cli/commands.h"
-#include "backend/ops.h"
+#include "backend/frozen_linear.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "cli/progress.h"
-#include "common/threads.h"
+#include "backend/threads.h"
 #include "encoder/checkpoint.h"
 #include "git_revision.h"
 

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "common/threads.h"
+#include "backend/threads.h"
 #include "probing/scorer.h"
 
 namespace bb::cli {

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "cli/commands.h"
-#include "common/threads.h"
+#include "backend/threads.h"
 #include "corpora/corpus.h"
 
 namespace bb::cli {

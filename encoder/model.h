@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/device.h"
+#include "backend/frozen_linear.h"
 #include "backend/ops.h"
 #include "backend/staging.h"
 #include "common/buffer.h"

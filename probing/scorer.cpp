@@ -9,7 +9,7 @@
 
 #include "backend/ops.h"
 #include "common/error.h"
-#include "common/threads.h"
+#include "backend/threads.h"
 #include "encoder/checkpoint.h"
 
 namespace bb {

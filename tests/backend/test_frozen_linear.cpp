@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "backend/frozen_linear.h"
 #include "backend/ops.h"
 #include "grad_check.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "common/files.h"
-#include "common/threads.h"
+#include "backend/threads.h"
 #include "encoder/checkpoint.h"
 #include "probing/results.h"
 #include "probing/scorer.h"

@@ -1,0 +1,361 @@
+// The one place that routes each op of backend/ops.h (and backend/frozen_linear.h) to its device:
+// backend/cpu (float and double) or backend/cuda (float), by the calling thread's current device.
+// With pointer checks on (check_pointers, CUDA builds), every non-null pointer argument must
+// point to memory of that device; a mismatch fails at the op instead of crashing in a kernel.
+#include <atomic>
+#include <initializer_list>
+#include <type_traits>
+
+#include "backend/cpu/ops.h"
+#include "backend/cuda/ops.h"  // plain C++ declarations; called only in builds with CUDA
+#include "backend/device.h"
+#include "backend/frozen_linear.h"
+#include "common/error.h"
+#ifdef BABYBERTA_HAVE_CUDA
+#include "backend/cuda/device.h"
+#endif
+
+namespace bb::ops {
+
+namespace {
+
+#ifdef BABYBERTA_HAVE_CUDA
+constexpr bool kHaveCuda = true;
+#else
+constexpr bool kHaveCuda = false;
+#endif
+// Whether backend/cuda implements an op in precision T (calls are compiled only then).
+template <typename T>
+constexpr bool kCuda = kHaveCuda && std::is_same_v<T, float>;
+
+std::atomic<bool> pointer_checks{false};
+
+using Pointers = std::initializer_list<const void*>;
+
+// Fails unless each pointer is readable by device d: no device memory for a CPU op, no pageable
+// host memory for a CUDA op. Pointers are numbered from 1 in the op's argument order.
+void check_memory(const char* op, Device d, Pointers pointers) {
+#ifdef BABYBERTA_HAVE_CUDA
+  static const bool any_gpu = cuda::device_count() > 0;  // else no pointer can be device memory
+  if (!any_gpu) return;
+  int i = 0;
+  for (const void* p : pointers) {
+    ++i;
+    if (!p) continue;
+    const cuda::Memory m = cuda::memory_of(p);
+    if (d == Device::cuda)
+      BB_CHECK(m != cuda::Memory::pageable,
+               "internal: {} runs on cuda but its pointer argument {} is host memory", op, i);
+    else
+      BB_CHECK(m != cuda::Memory::device,
+               "internal: {} runs on the cpu but its pointer argument {} is cuda memory", op, i);
+  }
+#else
+  (void)op, (void)d, (void)pointers;
+#endif
+}
+
+// Where an op in precision T runs: the calling thread's current device. Double precision runs
+// on the CPU only.
+template <typename T>
+Device device_for(const char* op, Pointers pointers) {
+  const Device d = current_device();
+  BB_CHECK(d == Device::cpu || kCuda<T>,
+           "internal: {} in double precision has no CUDA implementation", op);
+  if (pointer_checks.load(std::memory_order_relaxed)) check_memory(op, d, pointers);
+  return d;
+}
+
+}  // namespace
+
+void check_pointers(bool on) { pointer_checks = on; }
+
+// Each op: on CUDA (float) cuda::op, else cpu::op. For T = double on CUDA, device_for fails.
+
+template <typename T>
+void gemm(bool ta, bool tb, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
+          T beta, T* C, int ldc) {
+  if (device_for<T>("gemm", {A, B, C}) == Device::cuda) {
+    if constexpr (kCuda<T>)
+      return cuda::gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+  cpu::gemm<T>(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <typename T>
+void linear_forward(T* y, const T* x, const T* W, const T* bias, int N, int in, int out) {
+  if (device_for<T>("linear_forward", {y, x, W, bias}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::linear_forward(y, x, W, bias, N, in, out);
+  }
+  cpu::linear_forward(y, x, W, bias, N, in, out);
+}
+
+template <typename T>
+void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
+                     int out) {
+  if (device_for<T>("linear_backward", {dx, dW, dbias, dy, x, W}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::linear_backward(dx, dW, dbias, dy, x, W, N, in, out);
+  }
+  cpu::linear_backward(dx, dW, dbias, dy, x, W, N, in, out);
+}
+
+std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out) {
+  return cpu::freeze_linear(W, in, out);
+}
+
+void linear_frozen_forward(float* y, const float* x, FrozenLinear& W, const float* bias, int N) {
+  BB_CHECK(device_for<float>("linear_frozen_forward", {y, x, bias}) == Device::cpu,
+           "internal: frozen linear layers are CPU only");
+  cpu::linear_frozen_forward(y, x, W, bias, N);
+}
+
+const char* frozen_linear_backend() { return cpu::frozen_linear_backend(); }
+
+template <typename T>
+void embedding_forward(T* out, const int32_t* ids, const int32_t* pos, const T* wte, const T* wpe,
+                       const T* wtt, int N, int C) {
+  if (device_for<T>("embedding_forward", {out, ids, pos, wte, wpe, wtt}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::embedding_forward(out, ids, pos, wte, wpe, wtt, N, C);
+  }
+  cpu::embedding_forward(out, ids, pos, wte, wpe, wtt, N, C);
+}
+
+template <typename T>
+void embedding_backward(T* dwte, T* dwpe, T* dwtt, const T* dout, const int32_t* ids,
+                        const int32_t* pos, int N, int C) {
+  if (device_for<T>("embedding_backward", {dwte, dwpe, dwtt, dout, ids, pos}) == Device::cuda) {
+    if constexpr (kCuda<T>)
+      return cuda::embedding_backward(dwte, dwpe, dwtt, dout, ids, pos, N, C);
+  }
+  cpu::embedding_backward(dwte, dwpe, dwtt, dout, ids, pos, N, C);
+}
+
+template <typename T>
+void layernorm_forward(T* out, T* mean, T* rstd, const T* x, const T* w, const T* b, int N, int C,
+                       T eps) {
+  if (device_for<T>("layernorm_forward", {out, mean, rstd, x, w, b}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::layernorm_forward(out, mean, rstd, x, w, b, N, C, eps);
+  }
+  cpu::layernorm_forward(out, mean, rstd, x, w, b, N, C, eps);
+}
+
+template <typename T>
+void layernorm_backward(T* dx, T* dw, T* db, const T* dout, const T* x, const T* mean,
+                        const T* rstd, const T* w, int N, int C) {
+  if (device_for<T>("layernorm_backward", {dx, dw, db, dout, x, mean, rstd, w}) == Device::cuda) {
+    if constexpr (kCuda<T>)
+      return cuda::layernorm_backward(dx, dw, db, dout, x, mean, rstd, w, N, C);
+  }
+  cpu::layernorm_backward(dx, dw, db, dout, x, mean, rstd, w, N, C);
+}
+
+template <typename T>
+void gelu_forward(T* out, const T* x, int64_t n) {
+  if (device_for<T>("gelu_forward", {out, x}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::gelu_forward(out, x, n);
+  }
+  cpu::gelu_forward(out, x, n);
+}
+
+template <typename T>
+void gelu_backward(T* dx, const T* dout, const T* x, int64_t n) {
+  if (device_for<T>("gelu_backward", {dx, dout, x}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::gelu_backward(dx, dout, x, n);
+  }
+  cpu::gelu_backward(dx, dout, x, n);
+}
+
+template <typename T>
+void add_inplace(T* y, const T* x, int64_t n) {
+  if (device_for<T>("add_inplace", {y, x}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::add_inplace(y, x, n);
+  }
+  cpu::add_inplace(y, x, n);
+}
+
+template <typename T>
+void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N, int C, float p,
+                     const uint64_t* key) {
+  if (device_for<T>("dropout_forward", {out, mask, x, row_ids, key}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::dropout_forward(out, mask, x, row_ids, N, C, p, key);
+  }
+  cpu::dropout_forward(out, mask, x, row_ids, N, C, p, key);
+}
+
+template <typename T>
+void dropout_backward(T* dx, const T* dout, const T* mask, int64_t n) {
+  if (device_for<T>("dropout_backward", {dx, dout, mask}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::dropout_backward(dx, dout, mask, n);
+  }
+  cpu::dropout_backward(dx, dout, mask, n);
+}
+
+template <typename T>
+void gather_rows(T* out, const T* x, const int32_t* rows, int M, int C) {
+  if (device_for<T>("gather_rows", {out, x, rows}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::gather_rows(out, x, rows, M, C);
+  }
+  cpu::gather_rows(out, x, rows, M, C);
+}
+
+template <typename T>
+void scatter_rows(T* dx, const T* d, const int32_t* rows, int M, int N, int C) {
+  if (device_for<T>("scatter_rows", {dx, d, rows}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::scatter_rows(dx, d, rows, M, N, C);
+  }
+  cpu::scatter_rows(dx, d, rows, M, N, C);
+}
+
+template <typename T>
+void fill_zero(T* p, int64_t n) {
+  if (device_for<T>("fill_zero", {p}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::fill_zero(p, n);
+  }
+  cpu::fill_zero(p, n);
+}
+
+template <typename T>
+void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b,
+                     T n) {
+  if (device_for<T>("scoring_forward", {P, S, key_valid}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::scoring_forward(P, S, key_valid, R, L, kind, b, n);
+  }
+  cpu::scoring_forward(P, S, key_valid, R, L, kind, b, n);
+}
+
+template <typename T>
+void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
+                      const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n) {
+  if (device_for<T>("scoring_backward", {dS, db, dn, dP, P, S, key_valid}) == Device::cuda) {
+    if constexpr (kCuda<T>)
+      return cuda::scoring_backward(dS, db, dn, dP, P, S, key_valid, R, L, kind, b, n);
+  }
+  cpu::scoring_backward(dS, db, dn, dP, P, S, key_valid, R, L, kind, b, n);
+}
+
+template <typename T>
+void ssa_effective(T* b, T* n, const T* beta, const T* nu, int H) {
+  if (device_for<T>("ssa_effective", {b, n, beta, nu}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::ssa_effective(b, n, beta, nu, H);
+  }
+  cpu::ssa_effective(b, n, beta, nu, H);
+}
+
+template <typename T>
+void ssa_raw_grads(T* dbeta, T* dnu, const T* db, const T* dn, const T* b, const T* n, int H,
+                   bool freeze_b, bool freeze_n) {
+  if (device_for<T>("ssa_raw_grads", {dbeta, dnu, db, dn, b, n}) == Device::cuda) {
+    if constexpr (kCuda<T>)
+      return cuda::ssa_raw_grads(dbeta, dnu, db, dn, b, n, H, freeze_b, freeze_n);
+  }
+  cpu::ssa_raw_grads(dbeta, dnu, db, dn, b, n, H, freeze_b, freeze_n);
+}
+
+template <typename T>
+void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& shape,
+                       Scoring kind, const T* b_head, const T* n_head, float dropout_p,
+                       const uint64_t* key) {
+  if (device_for<T>("attention_forward", {ctx, S, P, mask, qkv, shape.offsets, shape.store_at,
+                                          b_head, n_head, key}) == Device::cuda) {
+    if constexpr (kCuda<T>)
+      return cuda::attention_forward(ctx, S, P, mask, qkv, shape, kind, b_head, n_head, dropout_p,
+                                     key);
+  }
+  cpu::attention_forward(ctx, S, P, mask, qkv, shape, kind, b_head, n_head, dropout_p, key);
+}
+
+template <typename T>
+void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scratch, const T* dctx, const T* qkv,
+                        const T* S, const T* P, const T* mask, const AttentionShape& shape,
+                        Scoring kind, const T* b_head, const T* n_head) {
+  if (device_for<T>("attention_backward",
+                    {dqkv, db_head, dn_head, scratch, dctx, qkv, S, P, mask, shape.offsets,
+                     shape.store_at, b_head, n_head}) == Device::cuda) {
+    if constexpr (kCuda<T>)
+      return cuda::attention_backward(dqkv, db_head, dn_head, scratch, dctx, qkv, S, P, mask,
+                                      shape, kind, b_head, n_head);
+  }
+  cpu::attention_backward(dqkv, db_head, dn_head, scratch, dctx, qkv, S, P, mask, shape, kind,
+                          b_head, n_head);
+}
+
+template <typename T>
+void cross_entropy_forward(T* loss, T* lse, const T* logits, const int32_t* targets, int M, int V) {
+  if (device_for<T>("cross_entropy_forward", {loss, lse, logits, targets}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::cross_entropy_forward(loss, lse, logits, targets, M, V);
+  }
+  cpu::cross_entropy_forward(loss, lse, logits, targets, M, V);
+}
+
+template <typename T>
+void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int32_t* targets,
+                            int M, int V, T dloss) {
+  if (device_for<T>("cross_entropy_backward", {dlogits, logits, lse, targets}) == Device::cuda) {
+    if constexpr (kCuda<T>)
+      return cuda::cross_entropy_backward(dlogits, logits, lse, targets, M, V, dloss);
+  }
+  cpu::cross_entropy_backward(dlogits, logits, lse, targets, M, V, dloss);
+}
+
+template <typename T>
+void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M, int V) {
+  if (device_for<T>("target_log_probs", {logp, logits, targets}) == Device::cuda) {
+    if constexpr (kCuda<T>) return cuda::target_log_probs(logp, logits, targets, M, V);
+  }
+  cpu::target_log_probs(logp, logits, targets, M, V);
+}
+
+void sum_squares(double* out, const float* g, int64_t n) {
+  if (device_for<float>("sum_squares", {out, g}) == Device::cuda) {
+    if constexpr (kHaveCuda) return cuda::sum_squares(out, g, n);
+  }
+  cpu::sum_squares(out, g, n);
+}
+
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s,
+                  const AdamWSchedule* schedule) {
+  if (device_for<float>("adamw_update", {p, g, m, v, schedule}) == Device::cuda) {
+    if constexpr (kHaveCuda) return cuda::adamw_update(p, g, m, v, n, s, schedule);
+  }
+  cpu::adamw_update(p, g, m, v, n, s, schedule);
+}
+
+#define BB_INSTANTIATE(T)                                                                        \
+  template void gemm<T>(bool, bool, int, int, int, T, const T*, int, const T*, int, T, T*, int); \
+  template void linear_forward<T>(T*, const T*, const T*, const T*, int, int, int);              \
+  template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, int);     \
+  template void embedding_forward<T>(T*, const int32_t*, const int32_t*, const T*, const T*,     \
+                                     const T*, int, int);                                        \
+  template void embedding_backward<T>(T*, T*, T*, const T*, const int32_t*, const int32_t*, int, \
+                                      int);                                                      \
+  template void layernorm_forward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, T);     \
+  template void layernorm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*,        \
+                                      const T*, int, int);                                       \
+  template void gelu_forward<T>(T*, const T*, int64_t);                                          \
+  template void gelu_backward<T>(T*, const T*, const T*, int64_t);                               \
+  template void add_inplace<T>(T*, const T*, int64_t);                                           \
+  template void dropout_forward<T>(T*, T*, const T*, const int64_t*, int, int, float,            \
+                                   const uint64_t*);                                             \
+  template void dropout_backward<T>(T*, const T*, const T*, int64_t);                            \
+  template void gather_rows<T>(T*, const T*, const int32_t*, int, int);                          \
+  template void scatter_rows<T>(T*, const T*, const int32_t*, int, int, int);                    \
+  template void fill_zero<T>(T*, int64_t);                                                       \
+  template void scoring_forward<T>(T*, const T*, const uint8_t*, int, int, Scoring, T, T);       \
+  template void scoring_backward<T>(T*, T*, T*, const T*, const T*, const T*, const uint8_t*,    \
+                                    int, int, Scoring, T, T);                                    \
+  template void ssa_effective<T>(T*, T*, const T*, const T*, int);                               \
+  template void ssa_raw_grads<T>(T*, T*, const T*, const T*, const T*, const T*, int, bool,      \
+                                 bool);                                                          \
+  template void attention_forward<T>(T*, T*, T*, T*, const T*, const AttentionShape&, Scoring,   \
+                                     const T*, const T*, float, const uint64_t*);                \
+  template void attention_backward<T>(T*, T*, T*, T*, const T*, const T*, const T*, const T*,    \
+                                      const T*, const AttentionShape&, Scoring, const T*,        \
+                                      const T*);                                                 \
+  template void cross_entropy_forward<T>(T*, T*, const T*, const int32_t*, int, int);            \
+  template void cross_entropy_backward<T>(T*, const T*, const T*, const int32_t*, int, int, T);  \
+  template void target_log_probs<T>(T*, const T*, const int32_t*, int, int);
+BB_INSTANTIATE(float)
+BB_INSTANTIATE(double)
+#undef BB_INSTANTIATE
+
+}  // namespace bb::ops
