@@ -70,33 +70,29 @@ Device device_for(const char* op, Pointers pointers) {
 
 void check_pointers(bool on) { pointer_checks = on; }
 
-// Each op: on CUDA (float) cuda::op, else cpu::op. For T = double on CUDA, device_for fails.
+// The body of every op: cuda::op args on CUDA (float only; for double device_for fails there),
+// else cpu::op args. The trailing arguments are the op's pointers, for device_for's checks.
+#define BB_ROUTE(op, args, ...)                                \
+  if (device_for<T>(#op, {__VA_ARGS__}) == Device::cuda) {     \
+    if constexpr (kCuda<T>) return cuda::op args;              \
+  }                                                            \
+  return cpu::op args
 
 template <typename T>
 void gemm(bool ta, bool tb, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
           T beta, T* C, int ldc) {
-  if (device_for<T>("gemm", {A, B, C}) == Device::cuda) {
-    if constexpr (kCuda<T>)
-      return cuda::gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-  }
-  cpu::gemm<T>(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  BB_ROUTE(gemm, (ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), A, B, C);
 }
 
 template <typename T>
 void linear_forward(T* y, const T* x, const T* W, const T* bias, int N, int in, int out) {
-  if (device_for<T>("linear_forward", {y, x, W, bias}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::linear_forward(y, x, W, bias, N, in, out);
-  }
-  cpu::linear_forward(y, x, W, bias, N, in, out);
+  BB_ROUTE(linear_forward, (y, x, W, bias, N, in, out), y, x, W, bias);
 }
 
 template <typename T>
 void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
                      int out) {
-  if (device_for<T>("linear_backward", {dx, dW, dbias, dy, x, W}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::linear_backward(dx, dW, dbias, dy, x, W, N, in, out);
-  }
-  cpu::linear_backward(dx, dW, dbias, dy, x, W, N, in, out);
+  BB_ROUTE(linear_backward, (dx, dW, dbias, dy, x, W, N, in, out), dx, dW, dbias, dy, x, W);
 }
 
 std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out) {
@@ -114,210 +110,139 @@ const char* frozen_linear_backend() { return cpu::frozen_linear_backend(); }
 template <typename T>
 void embedding_forward(T* out, const int32_t* ids, const int32_t* pos, const T* wte, const T* wpe,
                        const T* wtt, int N, int C) {
-  if (device_for<T>("embedding_forward", {out, ids, pos, wte, wpe, wtt}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::embedding_forward(out, ids, pos, wte, wpe, wtt, N, C);
-  }
-  cpu::embedding_forward(out, ids, pos, wte, wpe, wtt, N, C);
+  BB_ROUTE(embedding_forward, (out, ids, pos, wte, wpe, wtt, N, C), out, ids, pos, wte, wpe, wtt);
 }
 
 template <typename T>
 void embedding_backward(T* dwte, T* dwpe, T* dwtt, const T* dout, const int32_t* ids,
                         const int32_t* pos, int N, int C) {
-  if (device_for<T>("embedding_backward", {dwte, dwpe, dwtt, dout, ids, pos}) == Device::cuda) {
-    if constexpr (kCuda<T>)
-      return cuda::embedding_backward(dwte, dwpe, dwtt, dout, ids, pos, N, C);
-  }
-  cpu::embedding_backward(dwte, dwpe, dwtt, dout, ids, pos, N, C);
+  BB_ROUTE(embedding_backward, (dwte, dwpe, dwtt, dout, ids, pos, N, C), dwte, dwpe, dwtt, dout,
+           ids, pos);
 }
 
 template <typename T>
 void layernorm_forward(T* out, T* mean, T* rstd, const T* x, const T* w, const T* b, int N, int C,
                        T eps) {
-  if (device_for<T>("layernorm_forward", {out, mean, rstd, x, w, b}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::layernorm_forward(out, mean, rstd, x, w, b, N, C, eps);
-  }
-  cpu::layernorm_forward(out, mean, rstd, x, w, b, N, C, eps);
+  BB_ROUTE(layernorm_forward, (out, mean, rstd, x, w, b, N, C, eps), out, mean, rstd, x, w, b);
 }
 
 template <typename T>
 void layernorm_backward(T* dx, T* dw, T* db, const T* dout, const T* x, const T* mean,
                         const T* rstd, const T* w, int N, int C) {
-  if (device_for<T>("layernorm_backward", {dx, dw, db, dout, x, mean, rstd, w}) == Device::cuda) {
-    if constexpr (kCuda<T>)
-      return cuda::layernorm_backward(dx, dw, db, dout, x, mean, rstd, w, N, C);
-  }
-  cpu::layernorm_backward(dx, dw, db, dout, x, mean, rstd, w, N, C);
+  BB_ROUTE(layernorm_backward, (dx, dw, db, dout, x, mean, rstd, w, N, C), dx, dw, db, dout, x,
+           mean, rstd, w);
 }
 
 template <typename T>
 void gelu_forward(T* out, const T* x, int64_t n) {
-  if (device_for<T>("gelu_forward", {out, x}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::gelu_forward(out, x, n);
-  }
-  cpu::gelu_forward(out, x, n);
+  BB_ROUTE(gelu_forward, (out, x, n), out, x);
 }
 
 template <typename T>
 void gelu_backward(T* dx, const T* dout, const T* x, int64_t n) {
-  if (device_for<T>("gelu_backward", {dx, dout, x}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::gelu_backward(dx, dout, x, n);
-  }
-  cpu::gelu_backward(dx, dout, x, n);
+  BB_ROUTE(gelu_backward, (dx, dout, x, n), dx, dout, x);
 }
 
 template <typename T>
 void add_inplace(T* y, const T* x, int64_t n) {
-  if (device_for<T>("add_inplace", {y, x}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::add_inplace(y, x, n);
-  }
-  cpu::add_inplace(y, x, n);
+  BB_ROUTE(add_inplace, (y, x, n), y, x);
 }
 
 template <typename T>
 void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N, int C, float p,
                      const uint64_t* key) {
-  if (device_for<T>("dropout_forward", {out, mask, x, row_ids, key}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::dropout_forward(out, mask, x, row_ids, N, C, p, key);
-  }
-  cpu::dropout_forward(out, mask, x, row_ids, N, C, p, key);
+  BB_ROUTE(dropout_forward, (out, mask, x, row_ids, N, C, p, key), out, mask, x, row_ids, key);
 }
 
 template <typename T>
 void dropout_backward(T* dx, const T* dout, const T* mask, int64_t n) {
-  if (device_for<T>("dropout_backward", {dx, dout, mask}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::dropout_backward(dx, dout, mask, n);
-  }
-  cpu::dropout_backward(dx, dout, mask, n);
+  BB_ROUTE(dropout_backward, (dx, dout, mask, n), dx, dout, mask);
 }
 
 template <typename T>
 void gather_rows(T* out, const T* x, const int32_t* rows, int M, int C) {
-  if (device_for<T>("gather_rows", {out, x, rows}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::gather_rows(out, x, rows, M, C);
-  }
-  cpu::gather_rows(out, x, rows, M, C);
+  BB_ROUTE(gather_rows, (out, x, rows, M, C), out, x, rows);
 }
 
 template <typename T>
 void scatter_rows(T* dx, const T* d, const int32_t* rows, int M, int N, int C) {
-  if (device_for<T>("scatter_rows", {dx, d, rows}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::scatter_rows(dx, d, rows, M, N, C);
-  }
-  cpu::scatter_rows(dx, d, rows, M, N, C);
+  BB_ROUTE(scatter_rows, (dx, d, rows, M, N, C), dx, d, rows);
 }
 
 template <typename T>
 void fill_zero(T* p, int64_t n) {
-  if (device_for<T>("fill_zero", {p}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::fill_zero(p, n);
-  }
-  cpu::fill_zero(p, n);
+  BB_ROUTE(fill_zero, (p, n), p);
 }
 
 template <typename T>
 void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b,
                      T n) {
-  if (device_for<T>("scoring_forward", {P, S, key_valid}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::scoring_forward(P, S, key_valid, R, L, kind, b, n);
-  }
-  cpu::scoring_forward(P, S, key_valid, R, L, kind, b, n);
+  BB_ROUTE(scoring_forward, (P, S, key_valid, R, L, kind, b, n), P, S, key_valid);
 }
 
 template <typename T>
 void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
                       const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n) {
-  if (device_for<T>("scoring_backward", {dS, db, dn, dP, P, S, key_valid}) == Device::cuda) {
-    if constexpr (kCuda<T>)
-      return cuda::scoring_backward(dS, db, dn, dP, P, S, key_valid, R, L, kind, b, n);
-  }
-  cpu::scoring_backward(dS, db, dn, dP, P, S, key_valid, R, L, kind, b, n);
+  BB_ROUTE(scoring_backward, (dS, db, dn, dP, P, S, key_valid, R, L, kind, b, n), dS, db, dn, dP, P,
+           S, key_valid);
 }
 
 template <typename T>
 void ssa_effective(T* b, T* n, const T* beta, const T* nu, int H) {
-  if (device_for<T>("ssa_effective", {b, n, beta, nu}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::ssa_effective(b, n, beta, nu, H);
-  }
-  cpu::ssa_effective(b, n, beta, nu, H);
+  BB_ROUTE(ssa_effective, (b, n, beta, nu, H), b, n, beta, nu);
 }
 
 template <typename T>
 void ssa_raw_grads(T* dbeta, T* dnu, const T* db, const T* dn, const T* b, const T* n, int H,
                    bool freeze_b, bool freeze_n) {
-  if (device_for<T>("ssa_raw_grads", {dbeta, dnu, db, dn, b, n}) == Device::cuda) {
-    if constexpr (kCuda<T>)
-      return cuda::ssa_raw_grads(dbeta, dnu, db, dn, b, n, H, freeze_b, freeze_n);
-  }
-  cpu::ssa_raw_grads(dbeta, dnu, db, dn, b, n, H, freeze_b, freeze_n);
+  BB_ROUTE(ssa_raw_grads, (dbeta, dnu, db, dn, b, n, H, freeze_b, freeze_n), dbeta, dnu, db, dn, b,
+           n);
 }
 
 template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& shape,
                        Scoring kind, const T* b_head, const T* n_head, float dropout_p,
                        const uint64_t* key) {
-  if (device_for<T>("attention_forward", {ctx, S, P, mask, qkv, shape.offsets, shape.store_at,
-                                          b_head, n_head, key}) == Device::cuda) {
-    if constexpr (kCuda<T>)
-      return cuda::attention_forward(ctx, S, P, mask, qkv, shape, kind, b_head, n_head, dropout_p,
-                                     key);
-  }
-  cpu::attention_forward(ctx, S, P, mask, qkv, shape, kind, b_head, n_head, dropout_p, key);
+  BB_ROUTE(attention_forward, (ctx, S, P, mask, qkv, shape, kind, b_head, n_head, dropout_p, key),
+           ctx, S, P, mask, qkv, shape.offsets, shape.store_at, b_head, n_head, key);
 }
 
 template <typename T>
 void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scratch, const T* dctx, const T* qkv,
                         const T* S, const T* P, const T* mask, const AttentionShape& shape,
                         Scoring kind, const T* b_head, const T* n_head) {
-  if (device_for<T>("attention_backward",
-                    {dqkv, db_head, dn_head, scratch, dctx, qkv, S, P, mask, shape.offsets,
-                     shape.store_at, b_head, n_head}) == Device::cuda) {
-    if constexpr (kCuda<T>)
-      return cuda::attention_backward(dqkv, db_head, dn_head, scratch, dctx, qkv, S, P, mask,
-                                      shape, kind, b_head, n_head);
-  }
-  cpu::attention_backward(dqkv, db_head, dn_head, scratch, dctx, qkv, S, P, mask, shape, kind,
-                          b_head, n_head);
+  BB_ROUTE(attention_backward,
+           (dqkv, db_head, dn_head, scratch, dctx, qkv, S, P, mask, shape, kind, b_head, n_head),
+           dqkv, db_head, dn_head, scratch, dctx, qkv, S, P, mask, shape.offsets, shape.store_at,
+           b_head, n_head);
 }
 
 template <typename T>
 void cross_entropy_forward(T* loss, T* lse, const T* logits, const int32_t* targets, int M, int V) {
-  if (device_for<T>("cross_entropy_forward", {loss, lse, logits, targets}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::cross_entropy_forward(loss, lse, logits, targets, M, V);
-  }
-  cpu::cross_entropy_forward(loss, lse, logits, targets, M, V);
+  BB_ROUTE(cross_entropy_forward, (loss, lse, logits, targets, M, V), loss, lse, logits, targets);
 }
 
 template <typename T>
 void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int32_t* targets,
                             int M, int V, T dloss) {
-  if (device_for<T>("cross_entropy_backward", {dlogits, logits, lse, targets}) == Device::cuda) {
-    if constexpr (kCuda<T>)
-      return cuda::cross_entropy_backward(dlogits, logits, lse, targets, M, V, dloss);
-  }
-  cpu::cross_entropy_backward(dlogits, logits, lse, targets, M, V, dloss);
+  BB_ROUTE(cross_entropy_backward, (dlogits, logits, lse, targets, M, V, dloss), dlogits, logits,
+           lse, targets);
 }
 
 template <typename T>
 void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M, int V) {
-  if (device_for<T>("target_log_probs", {logp, logits, targets}) == Device::cuda) {
-    if constexpr (kCuda<T>) return cuda::target_log_probs(logp, logits, targets, M, V);
-  }
-  cpu::target_log_probs(logp, logits, targets, M, V);
+  BB_ROUTE(target_log_probs, (logp, logits, targets, M, V), logp, logits, targets);
 }
 
 void sum_squares(double* out, const float* g, int64_t n) {
-  if (device_for<float>("sum_squares", {out, g}) == Device::cuda) {
-    if constexpr (kHaveCuda) return cuda::sum_squares(out, g, n);
-  }
-  cpu::sum_squares(out, g, n);
+  using T = float;  // float only
+  BB_ROUTE(sum_squares, (out, g, n), out, g);
 }
 
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s,
                   const AdamWSchedule* schedule) {
-  if (device_for<float>("adamw_update", {p, g, m, v, schedule}) == Device::cuda) {
-    if constexpr (kHaveCuda) return cuda::adamw_update(p, g, m, v, n, s, schedule);
-  }
-  cpu::adamw_update(p, g, m, v, n, s, schedule);
+  using T = float;  // float only
+  BB_ROUTE(adamw_update, (p, g, m, v, n, s, schedule), p, g, m, v, schedule);
 }
 
 #define BB_INSTANTIATE(T)                                                                        \
@@ -357,5 +282,6 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const
 BB_INSTANTIATE(float)
 BB_INSTANTIATE(double)
 #undef BB_INSTANTIATE
+#undef BB_ROUTE
 
 }  // namespace bb::ops
