@@ -11,6 +11,7 @@
 #include "backend/cuda/ops.h"
 #include "backend/device.h"
 #include "backend/ops.h"
+#include "common/error.h"
 #include "cuda/cuda_test.h"
 
 using bb::Scoring;
