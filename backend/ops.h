@@ -1,5 +1,9 @@
 // THE list of device ops. The encoder calls only these. Each op is a *_forward / *_backward pair
-// over row-major buffers; T is float (training, scoring) or double (finite-difference tests).
+// over row-major buffers; T is float (training, scoring) or double (finite-difference tests, CPU
+// only). backend/ops.cpp routes each call to backend/cpu or backend/cuda by the calling thread's
+// current device (backend/device.h, DeviceScope); every pointer argument, AttentionShape's and
+// AdamWSchedule's included, points to that device's memory. What a CUDA step captured in a graph
+// needs of the ops: backend/step_graphs.h. CPU-only ops: backend/frozen_linear.h.
 //
 // Layout: a batch is packed, sequences back to back with no padding: N rows in all, sequence b
 // owns rows [seq_offsets[b], seq_offsets[b+1]). Padding therefore never enters a GEMM, and
@@ -10,15 +14,17 @@
 // overwrite (=).
 #pragma once
 #include <cstdint>
-#include <memory>
 
-namespace bb {
+#include "backend/scoring.h"
 
-enum class Scoring { softmax, ssa };
+namespace bb::ops {
 
-namespace ops {
+// Debug: from now on every op checks that its pointer arguments point to memory of its device
+// (host memory under a CUDA scope, or the reverse, fails at the op with its name). CUDA builds
+// only (a CPU-only build has no other memory); the tests turn it on.
+void check_pointers(bool on);
 
-// ---- GEMM (the one wrapper over cblas) ---------------------------------------------------------
+// ---- GEMM (cblas on the CPU, cuBLAS on CUDA) ---------------------------------------------------
 // C(M,N) = alpha * op(A) op(B) + beta * C, row-major; op(X) = X or X^T.
 template <typename T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda,
@@ -32,21 +38,6 @@ void linear_forward(T* y, const T* x, const T* W, const T* bias, int N, int in, 
 template <typename T>
 void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
                      int out);
-
-// ---- Linear with frozen weights (CPU inference, float) -----------------------------------------
-// For a model whose weights no longer change (the scorer's replicas). freeze_linear copies
-// W(out,in) once into oneDNN's blocked layout; linear_frozen_forward then computes
-// y(N,out) = x(N,in) W^T + bias(out) with the bias fused into the product, sparing the
-// re-packing of W that cblas does on every call (bench/RESULTS.md: ~15% of a pll run). Equal to
-// linear_forward up to the order of float rounding. After W changes, freeze it again (oneDNN's
-// copy does not follow W). In a build without oneDNN (-DBABYBERTA_ONEDNN=OFF) it keeps W's address and
-// calls linear_forward. One FrozenLinear serves one thread at a time (it caches one compiled
-// kernel per row count).
-class FrozenLinear;
-std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out);
-void linear_frozen_forward(float* y, const float* x, FrozenLinear& W, const float* bias, int N);
-// "onednn X.Y.Z" or "cblas": what linear_frozen_forward runs on (benchmarks report it).
-const char* frozen_linear_backend();
 
 // ---- Embedding ---------------------------------------------------------------------------------
 // out(N,C) = wte[ids[n]] + wpe[pos[n]] + wtt[0]
@@ -83,8 +74,7 @@ void add_inplace(T* y, const T* x, int64_t n);
 // Element (r, c) is kept with probability 1-p, decided by Philox(*key) at counter
 // (row_ids[r], c): row_ids are layout-independent ids, so any backend draws the same mask.
 // mask(N,C) = kept ? 1/(1-p) : 0; out = x * mask. p = 0 makes mask all ones.
-// `key` points to the op's device memory (read when the op runs, so that a captured CUDA step
-// draws each step's masks); it may be null when p = 0.
+// `key` (device memory, read when the op runs) may be null when p = 0.
 template <typename T>
 void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N, int C, float p,
                      const uint64_t* key);
@@ -134,8 +124,8 @@ struct AttentionShape {
 };
 // qkv(N,3C) holds [q | k | v] per row. Per (b, h): S = q k^T / sqrt(d) (L,L), P = scoring(S),
 // Pd = P * dropout mask, ctx = Pd v. Saves S (L,L per b,h; needed by ssa), P and the mask in
-// stores of store_at[B] elements. Dropout counter: ((b*H + h)*L + i, j) under *key (device
-// memory, as for dropout_forward). b_head, n_head: (H) ssa parameters (ignored for softmax).
+// stores of store_at[B] elements. Dropout counter: ((b*H + h)*L + i, j) under *key (as for
+// dropout_forward). b_head, n_head: (H) ssa parameters (ignored for softmax).
 template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& shape,
                        Scoring kind, const T* b_head, const T* n_head, float dropout_p,
@@ -149,7 +139,7 @@ void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scratch, const T* dc
 // ---- MLM cross-entropy over M scored rows ------------------------------------------------------
 // Rows with target < 0 are ignored (the padding rows of a fixed-shape CUDA step): K = the other
 // rows. loss(1) = sum over them of (lse(logits_m) - logits_m[target_m]) / K, summed in row order
-// (0 when K = 0); saves lse(M). `loss` is in the op's device memory.
+// (0 when K = 0); saves lse(M).
 template <typename T>
 void cross_entropy_forward(T* loss, T* lse, const T* logits, const int32_t* targets, int M, int V);
 // dlogits(M,V) = dloss * (softmax(logits_m) - onehot(target_m)) / K; 0 on ignored rows.
@@ -161,11 +151,10 @@ template <typename T>
 void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M, int V);
 
 // ---- Optimiser ---------------------------------------------------------------------------------
-// *out = sum of squares of g(n) in double, with a fixed partition (deterministic); `out` is in
-// the op's device memory.
+// *out = sum of squares of g(n) in double, with a fixed partition (deterministic).
 void sum_squares(double* out, const float* g, int64_t n);
-// The values of one update that change every step, in the op's device memory (written by the
-// host before the step, sumsq by sum_squares), so a captured CUDA step reads each step's values.
+// The values of one update that change every step, in device memory (written by the host before
+// the step, sumsq by sum_squares).
 struct AdamWSchedule {
   double lr;     // learning rate of this update (before a group's multiplier)
   double step;   // 1-based update number, for bias correction
@@ -184,5 +173,4 @@ struct AdamWStep {
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s,
                   const AdamWSchedule* schedule);
 
-}  // namespace ops
-}  // namespace bb
+}  // namespace bb::ops

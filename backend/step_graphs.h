@@ -5,6 +5,14 @@
 // changes from step to step is read from device memory (backend/staging.h), never baked into the
 // graph. If a capture fails, a one-line warning is printed and steps run eagerly from then on.
 // On the CPU, or when disabled, the body simply runs.
+//
+// The rules a captured step's ops (backend/ops.h) follow, so that a replay computes the next step:
+// - every value that changes from step to step is read from device memory when the op runs,
+//   never passed by value: dropout keys (dropout_forward, attention_forward), the AdamW schedule
+//   and the squared gradient norm (adamw_update, sum_squares), the loss (cross_entropy_*);
+// - an op's launches depend only on its sizes, so one shape key fixes the whole step;
+// - no op synchronises with the host or allocates (cuda::workspace() grows only in the eager run
+//   that precedes a capture; a growth later invalidates the graphs, see workspace_generation).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -3,8 +3,6 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <cblas.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,11 +12,12 @@
 #include <map>
 
 #include "backend/cpu/blas_core.h"
+#include "backend/frozen_linear.h"
 #include "backend/ops.h"
 #include "cli/commands.h"
 #include "cli/flag_ranges.h"
 #include "common/buffer.h"
-#include "common/threads.h"
+#include "backend/threads.h"
 #include "common/error.h"
 #include "corpora/corpus.h"
 #include "corpora/synthetic.h"

@@ -2,7 +2,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
-#include "common/threads.h"
+#include "backend/threads.h"
 #include "encoder/checkpoint.h"
 
 namespace bb::cli {

@@ -7,13 +7,13 @@
 #include <ctime>
 
 #include "cli/commands.h"
+#include "backend/frozen_linear.h"
 #include "cli/flag_ranges.h"
-#include "backend/ops.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/json_read.h"
 #include "cli/progress.h"
-#include "common/threads.h"
+#include "backend/threads.h"
 #include "encoder/checkpoint.h"
 #include "git_revision.h"
 

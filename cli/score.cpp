@@ -5,9 +5,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "backend/threads.h"
 #include "cli/flag_ranges.h"
 #include "common/error.h"
-#include "common/threads.h"
 #include "probing/scorer.h"
 #include "tokenizer/normalizer.h"
 

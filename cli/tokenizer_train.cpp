@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include "cli/commands.h"
+#include "backend/threads.h"
 #include "cli/flag_ranges.h"
-#include "common/threads.h"
 #include "corpora/corpus.h"
 
 namespace bb::cli {

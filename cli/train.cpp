@@ -18,7 +18,7 @@
 #include "common/dir_lock.h"
 #include "common/files.h"
 #include "common/hash.h"
-#include "common/threads.h"
+#include "backend/threads.h"
 
 namespace bb::cli {
 

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/batch.h"
 #include "corpora/corpus.h"
 #include "corpora/masking.h"
-#include "encoder/batch.h"
 
 namespace bb {
 

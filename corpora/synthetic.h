@@ -6,8 +6,8 @@
 #pragma once
 #include <cstdint>
 
+#include "common/batch.h"
 #include "corpora/masking.h"
-#include "encoder/batch.h"
 
 namespace bb {
 

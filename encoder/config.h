@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "backend/ops.h"
+#include "backend/scoring.h"
 
 namespace bb {
 

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "backend/device.h"
+#include "backend/frozen_linear.h"
 #include "backend/ops.h"
 #include "backend/staging.h"
 #include "common/buffer.h"
+#include "encoder/activations.h"
 #include "encoder/batch.h"
 #include "encoder/config.h"
 #include "encoder/parameters.h"
@@ -60,21 +62,18 @@ class Model {
   // The mean cross-entropy of the last forward over the rows with a label >= 0 (synchronises on
   // CUDA).
   T loss() const;
-  const T* logits() const { return logits_.data(); }  // (M, V) of the last forward, on device()
+  const T* logits() const { return act_.logits; }  // (M, V) of the last forward, on device()
+  // logp(M) = log softmax(logits[m])[targets[m]]: the log-probability of each scored row's
+  // target under the last forward (synchronises on CUDA).
+  void target_log_probs(const std::vector<int32_t>& targets, std::vector<T>& logp);
   // Effective SSA values of layer l, head h (b = exp(beta), n = 1 + exp(nu)), from `params`.
   T ssa_b(int l, int h) const;
   T ssa_n(int l, int h) const;
 
  private:
-  struct LayerActs {
-    T *x, *qkv, *S, *P, *Pmask, *ctx, *ao_mask, *res1, *ln1_mean, *ln1_rstd, *h1, *f1, *g,
-        *fo_mask, *res2, *ln2_mean, *ln2_rstd;
-  };
-  LayerActs acts(int l);
   // y(N,out) = x(N,in) W^T + bias. An inference-only CPU float model freezes W on first use
   // (ops::freeze_linear) and runs the frozen product from then on.
   void linear(T* y, const T* x, const T* W, const T* bias, int N, int in, int out);
-  T* x_out(int l);  // input of layer l+1 (or of the head)
   uint64_t dropout_key(const StepContext& ctx, int site) const;
   const uint64_t* key(int site) const { return inputs_->device<uint64_t>(kKeys) + site; }
   struct StagedIndices {  // where the ops read the staged batch (device_ memory)
@@ -87,22 +86,9 @@ class Model {
   ParamLayout layout_;
   Capacity cap_;
   Device device_;  // every Array below lives there
-  int64_t att_cap_;  // H * max_seqs * max_len^2 ... per layer store size
-  int64_t N_cap_;
   Array<T> dparams_{device_}, dgrads_{device_};  // cuda only
-  // activations: one arena, carved per layer
-  Array<T> arena_{device_};
-  Array<T> emb_sum_{device_}, emb_mean_{device_}, emb_rstd_{device_}, emb_mask_{device_};
-  Array<T> hx_{device_}, hd_{device_}, hg_{device_}, hl_{device_};
-  Array<T> h_mean_{device_}, h_rstd_{device_}, logits_{device_}, lse_{device_};
-  // (M, C) the last layer's attention context and input at the scored rows
-  Array<T> sel_ctx_{device_}, sel_x_{device_};
-  Array<T> ssa_b_{device_}, ssa_n_{device_};  // (L*H) effective values of the last forward
-  // backward scratch
-  Array<T> dA_{device_}, dB_{device_}, t1_{device_}, t2_{device_}, t3_{device_};
-  Array<T> f1g_{device_}, dqkv_{device_}, dh1_{device_}, dh2_{device_}, dlogits_{device_};
-  Array<T> att_scratch_{device_}, dbn_{device_};
-  Array<T> loss_{device_};  // (1)
+  Activations<T> act_;
+  Array<int32_t> targets_{device_};  // (M) target_log_probs's targets (cuda only)
   // Inference-only CPU float models: each linear layer's weights (by address in params), frozen
   // since the last upload_params().
   std::unordered_map<const T*, std::shared_ptr<ops::FrozenLinear>> frozen_;

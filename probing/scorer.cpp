@@ -8,9 +8,8 @@
 #include <exception>
 #include <tuple>
 
-#include "backend/ops.h"
+#include "backend/threads.h"
 #include "common/error.h"
-#include "common/threads.h"
 #include "encoder/checkpoint.h"
 
 namespace bb {
@@ -91,23 +90,6 @@ void Scorer::add_replicas(int n) {
     models_.back()->params = models_[0]->params;
     models_.back()->upload_params();
   }
-}
-
-void Scorer::row_log_probs(Model<float>& model, const Batch& batch,
-                           const std::vector<int32_t>& labels, std::vector<float>& logp) {
-  const int M = batch.num_rows(), V = config().vocab_size;
-  logp.resize(size_t(M));
-  if (model.device() == Device::cpu)
-    return ops::target_log_probs<float>(logp.data(), model.logits(), labels.data(), M, V);
-  const DeviceScope on(model.device());
-  thread_local Array<int32_t> dlabels(Device::cuda);
-  thread_local Array<float> dlogp(Device::cuda);
-  if (dlabels.size() < size_t(M)) dlabels.assign(size_t(batch_tokens_), 0);
-  if (dlogp.size() < size_t(M)) dlogp.assign(size_t(batch_tokens_), 0.f);
-  dlabels.from_host(labels.data(), size_t(M));
-  ops::target_log_probs<float>(dlogp.data(), model.logits(), dlabels.data(), M, V);
-  const std::vector<float> all = dlogp.host();
-  std::copy(all.begin(), all.begin() + M, logp.begin());
 }
 
 namespace {
@@ -199,7 +181,7 @@ std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> a
     for (int64_t k; (k = next++) < nb;) try {
       const Batch& batch = batches[k];
       model.forward(batch, {false, 0, 0});
-      row_log_probs(model, batch, labels[k], logp);
+      model.target_log_probs(labels[k], logp);
       for (size_t r = 0; r < slots[k].size(); ++r)
         out[slots[k][r].sentence].logprobs[slots[k][r].index] = logp[r];
       const int64_t done = sequences_done += batch.num_seqs();

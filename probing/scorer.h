@@ -59,9 +59,6 @@ class Scorer {
  private:
   Capacity capacity(const Config& c) const;
   void add_replicas(int n);  // models_[1..n) copy models_[0]'s weights
-  // logp(M) = log-probability of labels at the batch's rows, after model.forward(batch).
-  void row_log_probs(Model<float>& model, const Batch& batch, const std::vector<int32_t>& labels,
-                     std::vector<float>& logp);
 
   std::optional<Tokenizer> tok_;
   std::vector<std::unique_ptr<Model<float>>> models_;  // [0] loaded; the rest replicas per thread

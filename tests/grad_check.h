@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "common/philox.h"
+#include "test_util.h"  // random_vector, dot: the tests include them with this header
 
 namespace bb::test {
 
@@ -31,20 +31,6 @@ inline double fd_max_rel_error(std::vector<double>& x, const std::vector<double>
     worst = std::max(worst, std::abs(numeric - analytic[i]) / scale);
   }
   return worst;
-}
-
-// Deterministic values in [lo, hi).
-inline std::vector<double> random_vector(int64_t n, uint64_t seed, double lo = -1, double hi = 1) {
-  const Philox rng{mix64(seed)};
-  std::vector<double> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * rng.uniform(0, uint64_t(i));
-  return v;
-}
-
-inline double dot(const std::vector<double>& a, const double* b) {
-  double s = 0;
-  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
 }
 
 }  // namespace bb::test

@@ -3,10 +3,9 @@
 #include <unsupported/Eigen/SpecialFunctions>
 #include <algorithm>
 
-#include "backend/cpu/dispatch.h"
-#include "backend/ops.h"
+#include "backend/cpu/ops.h"
 
-namespace bb::ops {
+namespace bb::cpu {
 
 namespace {
 constexpr int64_t kChunk = 4096;
@@ -16,7 +15,6 @@ using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
 
 template <typename T>
 void gelu_forward(T* out, const T* x, int64_t n) {
-  BB_RUN_ON_CUDA(gelu_forward, out, x, n);
   const int64_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t k = 0; k < chunks; ++k) {
@@ -29,7 +27,6 @@ void gelu_forward(T* out, const T* x, int64_t n) {
 
 template <typename T>
 void gelu_backward(T* dx, const T* dout, const T* x, int64_t n) {
-  BB_RUN_ON_CUDA(gelu_backward, dx, dout, x, n);
   // d/dx gelu = (1 + erf(x/sqrt2))/2 + x exp(-x^2/2) / sqrt(2 pi)
   const int64_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(static) if (n > 65536)
@@ -44,7 +41,6 @@ void gelu_backward(T* dx, const T* dout, const T* x, int64_t n) {
 
 template <typename T>
 void add_inplace(T* y, const T* x, int64_t n) {
-  BB_RUN_ON_CUDA(add_inplace, y, x, n);
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }
@@ -56,4 +52,4 @@ template void gelu_backward<double>(double*, const double*, const double*, int64
 template void add_inplace<float>(float*, const float*, int64_t);
 template void add_inplace<double>(double*, const double*, int64_t);
 
-}  // namespace bb::ops
+}  // namespace bb::cpu

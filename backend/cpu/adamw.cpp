@@ -5,13 +5,11 @@
 #include <algorithm>
 
 #include "backend/adamw_coefficients.h"
-#include "backend/cpu/dispatch.h"
-#include "backend/ops.h"
+#include "backend/cpu/ops.h"
 
-namespace bb::ops {
+namespace bb::cpu {
 
 void sum_squares(double* out, const float* g, int64_t n) {
-  BB_RUN_ON_CUDA_FLOAT(sum_squares, out, g, n);
   // One contiguous slice per thread, each summed in double; slices added in thread order.
   constexpr int kMaxThreads = 256;  // a stack array: no allocation inside the step loop
   const int T = std::min(omp_get_max_threads(), kMaxThreads);
@@ -34,9 +32,8 @@ void sum_squares(double* out, const float* g, int64_t n) {
   *out = total;
 }
 
-void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s,
-                  const AdamWSchedule* schedule) {
-  BB_RUN_ON_CUDA_FLOAT(adamw_update, p, g, m, v, n, s, schedule);
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const ops::AdamWStep& s,
+                  const ops::AdamWSchedule* schedule) {
   const AdamWCoefficients c = adamw_coefficients(s, *schedule);
   // Scalars in locals: read through a struct, the compiler must assume the stores to p, m, v may
   // change them, and the loop stops vectorising (2.5x slower).
@@ -51,4 +48,4 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const
   }
 }
 
-}  // namespace bb::ops
+}  // namespace bb::cpu

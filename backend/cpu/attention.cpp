@@ -6,10 +6,11 @@
 
 #include "backend/cpu/dropout_mask.h"
 #include "common/buffer.h"
-#include "backend/cpu/dispatch.h"
-#include "backend/ops.h"
+#include "backend/cpu/ops.h"
 
-namespace bb::ops {
+namespace bb::cpu {
+
+using ops::AttentionShape;
 
 namespace {
 
@@ -37,8 +38,6 @@ template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& sh,
                        Scoring kind, const T* b_head, const T* n_head, float dropout_p,
                        const uint64_t* key) {
-  BB_RUN_ON_CUDA(attention_forward, ctx, S, P, mask, qkv, sh, kind, b_head, n_head, dropout_p,
-                 key);
   const int H = sh.H, C = sh.C, d = C / H;
   const T scale = T(1) / std::sqrt(T(d));
 #pragma omp parallel for schedule(dynamic, 1)
@@ -75,8 +74,6 @@ template <typename T>
 void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scr, const T* dctx, const T* qkv,
                         const T* S, const T* P, const T* mask, const AttentionShape& sh,
                         Scoring kind, const T* b_head, const T* n_head) {
-  BB_RUN_ON_CUDA(attention_backward, dqkv, db_head, dn_head, scr, dctx, qkv, S, P, mask, sh,
-                 kind, b_head, n_head);
   const int H = sh.H, C = sh.C, d = C / H, B = sh.B;
   const T scale = T(1) / std::sqrt(T(d));
 #pragma omp parallel for schedule(dynamic, 1)
@@ -134,4 +131,4 @@ template void attention_backward<double>(double*, double*, double*, double*, con
                                          const double*, const AttentionShape&, Scoring,
                                          const double*, const double*);
 
-}  // namespace bb::ops
+}  // namespace bb::cpu

@@ -71,6 +71,8 @@ void select_blas_core(char** argv) {
   ::unsetenv(kChosenMark);
 }
 
+void set_blas_threads(int n) { openblas_set_num_threads(n); }
+
 std::string blas_provenance() {
   const char* config = openblas_get_config();  // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY ..."
   std::string version = config ? config : "OpenBLAS";

@@ -18,6 +18,9 @@ const char* blas_core_for_this_cpu();
 // /proc/self/exe with the same arguments (and returns, changing nothing, if that fails).
 void select_blas_core(char** argv);
 
+// OpenBLAS's thread count (backend/threads.h sets it together with OpenMP's).
+void set_blas_threads(int n);
+
 // What ran, for provenance: e.g. "OpenBLAS 0.3.21, SkylakeX kernels (chosen from cpuid)".
 std::string blas_provenance();
 

@@ -1,14 +1,12 @@
 // Inverted dropout with a counter-based mask (see dropout_mask.h).
 #include "backend/cpu/dropout_mask.h"
-#include "backend/cpu/dispatch.h"
-#include "backend/ops.h"
+#include "backend/cpu/ops.h"
 
-namespace bb::ops {
+namespace bb::cpu {
 
 template <typename T>
 void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N, int C, float p,
                      const uint64_t* key) {
-  BB_RUN_ON_CUDA(dropout_forward, out, mask, x, row_ids, N, C, p, key);
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > 16384)
   for (int n = 0; n < N; ++n) {
     T* mr = mask + int64_t(n) * C;
@@ -25,7 +23,6 @@ void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N,
 
 template <typename T>
 void dropout_backward(T* dx, const T* dout, const T* mask, int64_t n) {
-  BB_RUN_ON_CUDA(dropout_backward, dx, dout, mask, n);
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t i = 0; i < n; ++i) dx[i] = dout[i] * mask[i];
 }
@@ -37,4 +34,4 @@ template void dropout_forward<double>(double*, double*, const double*, const int
 template void dropout_backward<float>(float*, const float*, const float*, int64_t);
 template void dropout_backward<double>(double*, const double*, const double*, int64_t);
 
-}  // namespace bb::ops
+}  // namespace bb::cpu

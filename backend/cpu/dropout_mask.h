@@ -5,7 +5,7 @@
 
 #include "backend/dropout_draw.h"
 
-namespace bb::ops {
+namespace bb::cpu {
 
 template <typename T>
 inline void dropout_mask_row(T* mask, uint64_t key, uint64_t row, int C, float p) {
@@ -18,4 +18,4 @@ inline void dropout_mask_row(T* mask, uint64_t key, uint64_t row, int C, float p
   }
 }
 
-}  // namespace bb::ops
+}  // namespace bb::cpu

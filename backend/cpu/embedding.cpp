@@ -1,13 +1,11 @@
 // Token + position + token-type embeddings.
-#include "backend/cpu/dispatch.h"
-#include "backend/ops.h"
+#include "backend/cpu/ops.h"
 
-namespace bb::ops {
+namespace bb::cpu {
 
 template <typename T>
 void embedding_forward(T* out, const int32_t* ids, const int32_t* pos, const T* wte, const T* wpe,
                        const T* wtt, int N, int C) {
-  BB_RUN_ON_CUDA(embedding_forward, out, ids, pos, wte, wpe, wtt, N, C);
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > 65536)
   for (int n = 0; n < N; ++n) {
     const T* w = wte + int64_t(ids[n]) * C;
@@ -20,7 +18,6 @@ void embedding_forward(T* out, const int32_t* ids, const int32_t* pos, const T* 
 template <typename T>
 void embedding_backward(T* dwte, T* dwpe, T* dwtt, const T* dout, const int32_t* ids,
                         const int32_t* pos, int N, int C) {
-  BB_RUN_ON_CUDA(embedding_backward, dwte, dwpe, dwtt, dout, ids, pos, N, C);
   // Serial over rows: rows may share a token id, and a fixed order keeps sums deterministic.
   for (int n = 0; n < N; ++n) {
     const T* d = dout + int64_t(n) * C;
@@ -43,4 +40,4 @@ template void embedding_backward<float>(float*, float*, float*, const float*, co
 template void embedding_backward<double>(double*, double*, double*, const double*, const int32_t*,
                                          const int32_t*, int, int);
 
-}  // namespace bb::ops
+}  // namespace bb::cpu

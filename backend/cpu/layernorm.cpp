@@ -3,10 +3,9 @@
 #include <Eigen/Core>
 #include <cmath>
 
-#include "backend/cpu/dispatch.h"
-#include "backend/ops.h"
+#include "backend/cpu/ops.h"
 
-namespace bb::ops {
+namespace bb::cpu {
 
 namespace {
 template <typename T>
@@ -18,7 +17,6 @@ using CVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
 void layernorm_forward(T* out, T* mean, T* rstd, const T* x, const T* w, const T* b, int N, int C,
                        T eps) {
-  BB_RUN_ON_CUDA(layernorm_forward, out, mean, rstd, x, w, b, N, C, eps);
   const CVec<T> wv(w, C), bv(b, C);
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > 65536)
   for (int n = 0; n < N; ++n) {
@@ -34,7 +32,6 @@ void layernorm_forward(T* out, T* mean, T* rstd, const T* x, const T* w, const T
 template <typename T>
 void layernorm_backward(T* dx, T* dw, T* db, const T* dout, const T* x, const T* mean,
                         const T* rstd, const T* w, int N, int C) {
-  BB_RUN_ON_CUDA(layernorm_backward, dx, dw, db, dout, x, mean, rstd, w, N, C);
   // norm = (x - mean) rstd; dnorm = dout w;
   // dx = rstd (dnorm - mean_c(dnorm) - norm mean_c(dnorm norm))
   const CVec<T> wv(w, C);
@@ -64,4 +61,4 @@ template void layernorm_backward<float>(float*, float*, float*, const float*, co
 template void layernorm_backward<double>(double*, double*, double*, const double*, const double*,
                                          const double*, const double*, const double*, int, int);
 
-}  // namespace bb::ops
+}  // namespace bb::cpu

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backend/cpu/dispatch.h"
-#include "backend/ops.h"
+#include "backend/cpu/ops.h"
 
-namespace bb::ops {
+namespace bb::cpu {
 
 namespace {
 template <typename T>
@@ -24,7 +23,6 @@ T row_lse(const T* x, int V) {
 template <typename T>
 void cross_entropy_forward(T* loss, T* lse, const T* logits, const int32_t* targets, int M,
                            int V) {
-  BB_RUN_ON_CUDA(cross_entropy_forward, loss, lse, logits, targets, M, V);
 #pragma omp parallel for schedule(static)
   for (int m = 0; m < M; ++m) lse[m] = row_lse(logits + int64_t(m) * V, V);
   T total = 0;
@@ -40,7 +38,6 @@ void cross_entropy_forward(T* loss, T* lse, const T* logits, const int32_t* targ
 template <typename T>
 void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int32_t* targets,
                             int M, int V, T dloss) {
-  BB_RUN_ON_CUDA(cross_entropy_backward, dlogits, logits, lse, targets, M, V, dloss);
   const int counted = int(std::count_if(targets, targets + M, [](int32_t t) { return t >= 0; }));
   const T scale = counted > 0 ? dloss / T(counted) : T(0);
 #pragma omp parallel for schedule(static)
@@ -58,7 +55,6 @@ void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int
 
 template <typename T>
 void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M, int V) {
-  BB_RUN_ON_CUDA(target_log_probs, logp, logits, targets, M, V);
 #pragma omp parallel for schedule(static)
   for (int m = 0; m < M; ++m) {
     const T* x = logits + int64_t(m) * V;
@@ -76,4 +72,4 @@ template void cross_entropy_backward<double>(double*, const double*, const doubl
 template void target_log_probs<float>(float*, const float*, const int32_t*, int, int);
 template void target_log_probs<double>(double*, const double*, const int32_t*, int, int);
 
-}  // namespace bb::ops
+}  // namespace bb::cpu

@@ -1,4 +1,5 @@
-// Attention scoring functions, row-wise: softmax and SSA (scaled signed averaging).
+// Attention scoring functions, row-wise: softmax and SSA (scaled signed averaging), and SSA's
+// effective parameters b = exp(beta), n = 1 + exp(nu) from its raw trainable ones.
 //   ssa: t = sign(s) n log1p(b|s|), P = softmax(t) = f(s)/sum f with f(x) = (1+b|x|)^(sign(x) n).
 // The max subtracted is the max of t (SSA is not shift-invariant in s). Masked keys get P = 0 and
 // never pass through the power.
@@ -7,11 +8,10 @@
 #include <cmath>
 #include <limits>
 
-#include "backend/cpu/dispatch.h"
-#include "backend/ops.h"
+#include "backend/cpu/ops.h"
 #include "common/buffer.h"
 
-namespace bb::ops {
+namespace bb::cpu {
 
 namespace {
 // A 64-byte aligned block whose length is a multiple of 16: Eigen then runs log1p and exp with
@@ -37,7 +37,6 @@ T* aligned_scratch(int arrays, int64_t padded) {
 template <typename T>
 void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b,
                      T n) {
-  BB_RUN_ON_CUDA(scoring_forward, P, S, key_valid, R, L, kind, b, n);
   const int64_t RL = int64_t(R) * L, padded = padded_length(RL);
   T* tp = aligned_scratch<T>(1, padded);
   std::copy(S, S + RL, tp);
@@ -73,7 +72,6 @@ void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, S
 template <typename T>
 void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
                       const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n) {
-  BB_RUN_ON_CUDA(scoring_backward, dS, db, dn, dP, P, S, key_valid, R, L, kind, b, n);
   // dL/dt_j = P_j (dP_j - sum_k P_k dP_k); softmax: dS = dt. ssa: dS = dt n b / (1 + b|s|),
   // dn += dt sign(s) log1p(b|s|), db += dt n s / (1 + b|s|). Masked keys: dS = 0, and their
   // |s| is taken as 0 below, so they add nothing to db, dn.
@@ -108,6 +106,23 @@ void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
   if (dn) *dn += acc_n;
 }
 
+template <typename T>
+void ssa_effective(T* b, T* n, const T* beta, const T* nu, int H) {
+  for (int h = 0; h < H; ++h) {
+    b[h] = std::exp(beta[h]);
+    n[h] = T(1) + std::exp(nu[h]);
+  }
+}
+
+template <typename T>
+void ssa_raw_grads(T* dbeta, T* dnu, const T* db, const T* dn, const T* b, const T* n, int H,
+                   bool freeze_b, bool freeze_n) {
+  for (int h = 0; h < H; ++h) {
+    if (!freeze_b) dbeta[h] += db[h] * b[h];
+    if (!freeze_n) dnu[h] += dn[h] * (n[h] - T(1));
+  }
+}
+
 template void scoring_forward<float>(float*, const float*, const uint8_t*, int, int, Scoring,
                                      float, float);
 template void scoring_forward<double>(double*, const double*, const uint8_t*, int, int, Scoring,
@@ -118,5 +133,11 @@ template void scoring_backward<float>(float*, float*, float*, const float*, cons
 template void scoring_backward<double>(double*, double*, double*, const double*, const double*,
                                        const double*, const uint8_t*, int, int, Scoring, double,
                                        double);
+template void ssa_effective<float>(float*, float*, const float*, const float*, int);
+template void ssa_effective<double>(double*, double*, const double*, const double*, int);
+template void ssa_raw_grads<float>(float*, float*, const float*, const float*, const float*,
+                                   const float*, int, bool, bool);
+template void ssa_raw_grads<double>(double*, double*, const double*, const double*, const double*,
+                                    const double*, int, bool, bool);
 
-}  // namespace bb::ops
+}  // namespace bb::cpu

@@ -15,7 +15,7 @@ void check(cublasStatus_t s, const char* what);
 cudaStream_t stream();
 cublasHandle_t cublas();
 
-// d(C) += column sums of x(N, C), rows in order (deterministic); backend/cuda/gemm.cu.
+// d(C) += column sums of x(N, C), rows in order (deterministic); backend/cuda/linear.cu.
 void add_column_sums(float* d, const float* x, int N, int C);
 
 inline int blocks_for(int64_t n, int threads) { return int((n + threads - 1) / threads); }

@@ -75,6 +75,25 @@ void set_tf32(bool on) {
 }
 bool tf32() { return context().tf32; }
 
+Memory memory_of(const void* p) {
+  // A query, not stream work; relaxed capture mode lets it run while this thread captures.
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  check(cudaThreadExchangeStreamCaptureMode(&mode), "cudaThreadExchangeStreamCaptureMode");
+  cudaPointerAttributes a{};
+  const cudaError_t e = cudaPointerGetAttributes(&a, p);
+  check(cudaThreadExchangeStreamCaptureMode(&mode), "cudaThreadExchangeStreamCaptureMode");
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // clear it: the pointer is simply unknown to the driver
+    return Memory::pageable;
+  }
+  switch (a.type) {
+    case cudaMemoryTypeHost: return Memory::pinned;
+    case cudaMemoryTypeDevice: return Memory::device;
+    case cudaMemoryTypeManaged: return Memory::managed;
+    default: return Memory::pageable;
+  }
+}
+
 void* device_alloc(size_t bytes) {
   require_device();
   void* p = nullptr;

@@ -19,6 +19,12 @@ void synchronize();  // waits for the stream; throws on an asynchronous kernel e
 void set_tf32(bool on);
 bool tf32();
 
+// What a pointer points to, as the driver sees it (cudaPointerGetAttributes): pageable host
+// memory (also any pointer the driver does not know), page-locked host memory, device memory or
+// managed memory. Allowed inside a stream capture.
+enum class Memory { pageable, pinned, device, managed };
+Memory memory_of(const void* p);
+
 void* device_alloc(size_t bytes);
 void device_free(void* p);
 void copy_to_device(void* dst, const void* src, size_t bytes);  // synchronous

@@ -1,4 +1,4 @@
-// Row gather / scatter for the LM head, zero fills, and SSA's raw <-> effective parameters.
+// Row gather / scatter for the LM head, and zero fills.
 #include "backend/cuda/kernels.cuh"
 #include "backend/cuda/ops.h"
 
@@ -26,21 +26,6 @@ __global__ void scatter(float* dx, const float* d, const int32_t* rows, int M, i
   dx[int64_t(row) * C + c] += s;
 }
 
-__global__ void effective(float* b, float* n, const float* beta, const float* nu, int H) {
-  const int h = threadIdx.x;
-  if (h >= H) return;
-  b[h] = expf(beta[h]);
-  n[h] = 1.f + expf(nu[h]);
-}
-
-__global__ void raw_grads(float* dbeta, float* dnu, const float* db, const float* dn,
-                          const float* b, const float* n, int H, bool freeze_b, bool freeze_n) {
-  const int h = threadIdx.x;
-  if (h >= H) return;
-  if (!freeze_b) dbeta[h] += db[h] * b[h];
-  if (!freeze_n) dnu[h] += dn[h] * (n[h] - 1.f);
-}
-
 }  // namespace
 
 void gather_rows(float* out, const float* x, const int32_t* rows, int M, int C) {
@@ -57,17 +42,5 @@ void scatter_rows(float* dx, const float* d, const int32_t* rows, int M, int N, 
 }
 
 void fill_zero(float* p, int64_t n) { fill_zero(static_cast<void*>(p), sizeof(float) * size_t(n)); }
-
-void ssa_effective(float* b, float* n, const float* beta, const float* nu, int H) {
-  effective<<<1, 32 * ((H + 31) / 32), 0, stream()>>>(b, n, beta, nu, H);
-  launched("effective");
-}
-
-void ssa_raw_grads(float* dbeta, float* dnu, const float* db, const float* dn, const float* b,
-                   const float* n, int H, bool freeze_b, bool freeze_n) {
-  raw_grads<<<1, 32 * ((H + 31) / 32), 0, stream()>>>(dbeta, dnu, db, dn, b, n, H, freeze_b,
-                                                      freeze_n);
-  launched("raw_grads");
-}
 
 }  // namespace bb::cuda

@@ -1,5 +1,6 @@
-// Attention scoring functions over rows of scores: softmax and SSA, with a key mask. One warp
-// per row. See backend/ops.h and backend/cpu/scoring.cpp for the math.
+// Attention scoring functions over rows of scores: softmax and SSA, with a key mask (one warp per
+// row), and SSA's effective parameters from its raw ones. See backend/ops.h and
+// backend/cpu/scoring.cpp for the math.
 #include <cmath>
 
 #include "backend/cuda/kernels.cuh"
@@ -75,6 +76,21 @@ __global__ void sum_parts(float* db, float* dn, const float* part, int R) {
   if (dn) *dn += sn;
 }
 
+__global__ void effective(float* b, float* n, const float* beta, const float* nu, int H) {
+  const int h = threadIdx.x;
+  if (h >= H) return;
+  b[h] = expf(beta[h]);
+  n[h] = 1.f + expf(nu[h]);
+}
+
+__global__ void raw_grads(float* dbeta, float* dnu, const float* db, const float* dn,
+                          const float* b, const float* n, int H, bool freeze_b, bool freeze_n) {
+  const int h = threadIdx.x;
+  if (h >= H) return;
+  if (!freeze_b) dbeta[h] += db[h] * b[h];
+  if (!freeze_n) dnu[h] += dn[h] * (n[h] - 1.f);
+}
+
 }  // namespace
 
 void scoring_forward(float* P, const float* S, const uint8_t* key_valid, int R, int L,
@@ -98,6 +114,18 @@ void scoring_backward(float* dS, float* db, float* dn, const float* dP, const fl
     sum_parts<<<1, 1, 0, stream()>>>(db, dn, part, R);
     launched("sum_parts");
   }
+}
+
+void ssa_effective(float* b, float* n, const float* beta, const float* nu, int H) {
+  effective<<<1, 32 * ((H + 31) / 32), 0, stream()>>>(b, n, beta, nu, H);
+  launched("effective");
+}
+
+void ssa_raw_grads(float* dbeta, float* dnu, const float* db, const float* dn, const float* b,
+                   const float* n, int H, bool freeze_b, bool freeze_n) {
+  raw_grads<<<1, 32 * ((H + 31) / 32), 0, stream()>>>(dbeta, dnu, db, dn, b, n, H, freeze_b,
+                                                      freeze_n);
+  launched("raw_grads");
 }
 
 }  // namespace bb::cuda

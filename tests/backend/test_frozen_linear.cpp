@@ -7,17 +7,14 @@
 #include <cmath>
 #include <vector>
 
+#include "backend/frozen_linear.h"
 #include "backend/ops.h"
-#include "grad_check.h"
+#include "test_util.h"
 
 namespace ops = bb::ops;
+using bb::test::random_floats;
 
 namespace {
-
-std::vector<float> random_floats(int64_t n, uint64_t seed) {
-  const auto d = bb::test::random_vector(n, seed);
-  return {d.begin(), d.end()};
-}
 
 // Largest |y - x W^T - bias| over the largest |x W^T + bias|, the reference in double.
 double max_rel_error(const std::vector<float>& y, const std::vector<float>& x,

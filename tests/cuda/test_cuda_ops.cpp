@@ -9,28 +9,19 @@
 
 #include "backend/cuda/device.h"
 #include "backend/cuda/ops.h"
-#include "cuda/cuda_test.h"
+#include "backend/device.h"
 #include "backend/ops.h"
-#include "common/philox.h"
+#include "common/error.h"
+#include "cuda/cuda_test.h"
 
 using bb::Scoring;
 using bb::cuda::DeviceArray;
+using bb::test::random_floats;
+using bb::test::rel_err;
 namespace ops = bb::ops;
 namespace cu = bb::cuda;
 
 namespace {
-
-std::vector<float> random(int64_t n, uint64_t seed, float lo = -1, float hi = 1) {
-  const bb::Philox rng{bb::mix64(seed)};
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * rng.uniform(0, uint64_t(i));
-  return v;
-}
-
-double rel_err(const std::vector<float>& got, const std::vector<float>& want) {
-  REQUIRE(got.size() == want.size());
-  return bb::test::rel_err(got.data(), want.data(), int64_t(got.size()));
-}
 
 template <typename T>
 DeviceArray<T> dev(const std::vector<T>& v) {
@@ -46,8 +37,8 @@ TEST_CASE("cuda gemm, linear forward and backward") {
   const int M = 37, N = 53, K = 29;
   for (bool ta : {false, true})
     for (bool tb : {false, true}) {
-      const auto A = random(M * K, 1), B = random(K * N, 2);
-      auto C = random(M * N, 3);
+      const auto A = random_floats(M * K, 1), B = random_floats(K * N, 2);
+      auto C = random_floats(M * N, 3);
       auto dA = dev(A), dB = dev(B), dC = dev(C);
       const int lda = ta ? M : K, ldb = tb ? K : N;
       ops::gemm<float>(ta, tb, M, N, K, 0.7f, A.data(), lda, B.data(), ldb, 0.5f, C.data(), N);
@@ -55,9 +46,9 @@ TEST_CASE("cuda gemm, linear forward and backward") {
       CHECK(rel_err(dC.download(), C) <= kTol);
     }
   const int rows = 41, in = 64, out = 96;
-  const auto x = random(rows * in, 4), W = random(out * in, 5), bias = random(out, 6),
-             dy = random(rows * out, 7);
-  std::vector<float> y(rows * out), dx(rows * in), dW = random(out * in, 8), db = random(out, 9);
+  const auto x = random_floats(rows * in, 4), W = random_floats(out * in, 5), bias = random_floats(out, 6),
+             dy = random_floats(rows * out, 7);
+  std::vector<float> y(rows * out), dx(rows * in), dW = random_floats(out * in, 8), db = random_floats(out, 9);
   auto gx = dev(x), gW = dev(W), gb = dev(bias), gdy = dev(dy), gdW = dev(dW), gdb = dev(db);
   DeviceArray<float> gy(y.size()), gdx(dx.size());
   ops::linear_forward<float>(y.data(), x.data(), W.data(), bias.data(), rows, in, out);
@@ -77,10 +68,10 @@ TEST_CASE("cuda embedding forward and backward (repeated ids and positions)") {
   const int V = 50, P = 20, C = 48, N = 70;
   std::vector<int32_t> ids(N), pos(N);
   for (int n = 0; n < N; ++n) ids[n] = (n * 7) % 13, pos[n] = 2 + n % 11;
-  const auto wte = random(V * C, 1), wpe = random(P * C, 2), wtt = random(C, 3),
-             dout = random(N * C, 4);
-  std::vector<float> out(N * C), dwte = random(V * C, 5), dwpe = random(P * C, 6),
-                                 dwtt = random(C, 7);
+  const auto wte = random_floats(V * C, 1), wpe = random_floats(P * C, 2), wtt = random_floats(C, 3),
+             dout = random_floats(N * C, 4);
+  std::vector<float> out(N * C), dwte = random_floats(V * C, 5), dwpe = random_floats(P * C, 6),
+                                 dwtt = random_floats(C, 7);
   auto gids = dev(ids), gpos = dev(pos);
   auto gwte = dev(wte), gwpe = dev(wpe), gwtt = dev(wtt), gdout = dev(dout);
   auto gdwte = dev(dwte), gdwpe = dev(dwpe), gdwtt = dev(dwtt);
@@ -102,10 +93,10 @@ TEST_CASE("cuda embedding forward and backward (repeated ids and positions)") {
 TEST_CASE("cuda layernorm, gelu, residual add and dropout") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const int N = 45, C = 256;
-  const auto x = random(N * C, 1, -3, 3), w = random(C, 2), b = random(C, 3),
-             dout = random(N * C, 4);
-  std::vector<float> out(N * C), mean(N), rstd(N), dx(N * C), dw = random(C, 5),
-                     db = random(C, 6);
+  const auto x = random_floats(N * C, 1, -3, 3), w = random_floats(C, 2), b = random_floats(C, 3),
+             dout = random_floats(N * C, 4);
+  std::vector<float> out(N * C), mean(N), rstd(N), dx(N * C), dw = random_floats(C, 5),
+                     db = random_floats(C, 6);
   auto gx = dev(x), gw = dev(w), gb = dev(b), gdout = dev(dout), gdw = dev(dw), gdb = dev(db);
   DeviceArray<float> gout(out.size()), gmean(N), grstd(N), gdx(dx.size());
   ops::layernorm_forward<float>(out.data(), mean.data(), rstd.data(), x.data(), w.data(),
@@ -158,7 +149,7 @@ TEST_CASE("cuda scoring rows: softmax and SSA with masked keys") {
   const int R = 9, L = 70;
   std::vector<uint8_t> valid(L, 1);
   for (int j = 50; j < L; ++j) valid[j] = 0;  // padded keys
-  const auto S = random(R * L, 1, -4, 4), dP = random(R * L, 2);
+  const auto S = random_floats(R * L, 1, -4, 4), dP = random_floats(R * L, 2);
   auto gS = dev(S), gdP = dev(dP);
   auto gvalid = dev(valid);
   for (Scoring kind : {Scoring::softmax, Scoring::ssa}) {
@@ -198,7 +189,7 @@ TEST_CASE("cuda attention at lengths 1, 7, 64, 128: softmax and SSA, with and wi
   auto goff = dev(offsets);
   auto gstore = dev(store_at);
   const ops::AttentionShape dev_shape{B, H, C, goff.data(), gstore.data()};
-  const auto qkv = random(int64_t(N) * 3 * C, 1, -2, 2), dctx = random(int64_t(N) * C, 2);
+  const auto qkv = random_floats(int64_t(N) * 3 * C, 1, -2, 2), dctx = random_floats(int64_t(N) * C, 2);
   const std::vector<float> bh = {0.5f, 1.f, 1.5f, 2.f, 0.7f, 1.1f, 3.f, 1.f};
   const std::vector<float> nh = {1.1f, 1.5f, 2.f, 3.f, 1.2f, 1.9f, 1.f, 2.5f};
   auto gqkv = dev(qkv), gdctx = dev(dctx), gbh = dev(bh), gnh = dev(nh);
@@ -238,7 +229,7 @@ TEST_CASE("cuda attention at lengths 1, 7, 64, 128: softmax and SSA, with and wi
 TEST_CASE("cuda cross-entropy, target log-probs, gradient norm and AdamW") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const int M = 23, V = 8192;
-  const auto logits = random(int64_t(M) * V, 1, -8, 8);
+  const auto logits = random_floats(int64_t(M) * V, 1, -8, 8);
   std::vector<int32_t> targets(M);
   for (int m = 0; m < M; ++m) targets[m] = m % 5 == 4 ? -1 : (m * 977) % V;  // some ignored
   auto glogits = dev(logits);
@@ -262,8 +253,9 @@ TEST_CASE("cuda cross-entropy, target log-probs, gradient norm and AdamW") {
   CHECK(rel_err(glogp.download(), logp) <= kTol);
 
   const int64_t n = 300001;
-  const auto g = random(n, 2);
-  auto p = random(n, 3), m = random(n, 4, 0, 0.1f), v = random(n, 5, 0, 0.01f);
+  const auto g = random_floats(n, 2);
+  auto p = random_floats(n, 3), m = random_floats(n, 4, 0, 0.1f),
+       v = random_floats(n, 5, 0, 0.01f);
   auto gg = dev(g), gp = dev(p), gm = dev(m), gv = dev(v);
   // The schedule: lr 1e-3 at update 7; sumsq written by sum_squares on each side (the gradient
   // norm is ~316, so clip 0.5 scales the gradient).
@@ -278,4 +270,23 @@ TEST_CASE("cuda cross-entropy, target log-probs, gradient norm and AdamW") {
   CHECK(rel_err(gp.download(), p) <= kTol);
   CHECK(rel_err(gm.download(), m) <= kTol);
   CHECK(rel_err(gv.download(), v) <= kTol);
+}
+
+TEST_CASE("an op given memory of the other device fails at the op (pointer checks)") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  ops::check_pointers(true);  // as the test main has it; said here because this case needs it
+  std::vector<float> host(8, 1.f);
+  DeviceArray<float> device(8);
+  {
+    const bb::DeviceScope on(bb::Device::cuda);
+    CHECK_THROWS_WITH_AS(ops::gelu_forward<float>(device.data(), host.data(), 8),
+                         "internal: gelu_forward runs on cuda but its pointer argument 2 is host "
+                         "memory",
+                         bb::Error);
+    ops::gelu_forward<float>(device.data(), device.data(), 8);  // both on the device: runs
+  }
+  CHECK_THROWS_WITH_AS(ops::gelu_forward<float>(host.data(), device.data(), 8),
+                       "internal: gelu_forward runs on the cpu but its pointer argument 2 is cuda "
+                       "memory",
+                       bb::Error);
 }

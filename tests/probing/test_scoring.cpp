@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
-#include "common/threads.h"
+#include "backend/threads.h"
 #include "encoder/checkpoint.h"
 #include "probing/results.h"
 #include "probing/scorer.h"

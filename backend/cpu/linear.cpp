@@ -3,30 +3,25 @@
 
 #include <cstring>
 
-#include "backend/cpu/dispatch.h"
-#include "backend/ops.h"
-#include "common/error.h"
+#include "backend/cpu/ops.h"
 
-namespace bb::ops {
+namespace bb::cpu {
 
 static CBLAS_TRANSPOSE tr(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
 template <>
 void gemm<float>(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda,
                  const float* B, int ldb, float beta, float* C, int ldc) {
-  BB_RUN_ON_CUDA_FLOAT(gemm, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   cblas_sgemm(CblasRowMajor, tr(ta), tr(tb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 template <>
 void gemm<double>(bool ta, bool tb, int M, int N, int K, double alpha, const double* A, int lda,
                   const double* B, int ldb, double beta, double* C, int ldc) {
-  BB_CHECK(current_device() == Device::cpu, "internal: double-precision GEMM is CPU only");
   cblas_dgemm(CblasRowMajor, tr(ta), tr(tb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 template <typename T>
 void linear_forward(T* y, const T* x, const T* W, const T* bias, int N, int in, int out) {
-  BB_RUN_ON_CUDA(linear_forward, y, x, W, bias, N, in, out);
   // y = bias broadcast, then y += x W^T
   for (int n = 0; n < N; ++n) std::memcpy(y + int64_t(n) * out, bias, sizeof(T) * out);
   gemm<T>(false, true, N, out, in, T(1), x, in, W, in, T(1), y, out);
@@ -35,7 +30,6 @@ void linear_forward(T* y, const T* x, const T* W, const T* bias, int N, int in, 
 template <typename T>
 void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
                      int out) {
-  BB_RUN_ON_CUDA(linear_backward, dx, dW, dbias, dy, x, W, N, in, out);
   if (dx) gemm<T>(false, false, N, in, out, T(1), dy, out, W, in, T(0), dx, in);  // (N,in)
   gemm<T>(true, false, out, in, N, T(1), dy, out, x, in, T(1), dW, in);            // (out,in)
   for (int n = 0; n < N; ++n) {
@@ -52,4 +46,4 @@ template void linear_backward<float>(float*, float*, float*, const float*, const
 template void linear_backward<double>(double*, double*, double*, const double*, const double*,
                                       const double*, int, int, int);
 
-}  // namespace bb::ops
+}  // namespace bb::cpu

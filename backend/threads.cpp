@@ -1,8 +1,9 @@
-#include "common/threads.h"
+#include "backend/threads.h"
 
-#include <cblas.h>
 #include <omp.h>
 #include <xmmintrin.h>
+
+#include "backend/cpu/blas_core.h"
 
 namespace bb {
 
@@ -11,7 +12,7 @@ static void enable_flush_to_zero() { _mm_setcsr(_mm_getcsr() | 0x8040); }  // FT
 void set_threads(int n) {
   if (n <= 0) n = omp_get_num_procs();
   omp_set_num_threads(n);
-  openblas_set_num_threads(n);
+  set_blas_threads(n);
   enable_flush_to_zero();
 #pragma omp parallel num_threads(n)
   enable_flush_to_zero();

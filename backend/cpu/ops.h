@@ -1,0 +1,77 @@
+// The CPU implementations of backend/ops.h: the same ops, in float and double, on host memory,
+// computed on the calling thread (OpenMP inside). Semantics, shapes and the gradient convention
+// are exactly those documented in backend/ops.h, which routes to these (backend/ops.cpp); the CPU
+// is the reference that tests/cuda checks every CUDA op against. Nothing here knows of CUDA.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "backend/ops.h"
+
+namespace bb::cpu {
+
+// linear.cpp (cblas)
+template <typename T> void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha,
+    const T* A, int lda, const T* B, int ldb, T beta, T* C, int ldc);
+template <typename T> void linear_forward(T* y, const T* x, const T* W, const T* bias, int N,
+    int in, int out);
+template <typename T> void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x,
+    const T* W, int N, int in, int out);
+
+// frozen_linear.cpp (oneDNN, or cblas without it; float, CPU only: backend/frozen_linear.h)
+class FrozenLinear;
+std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out);
+void linear_frozen_forward(float* y, const float* x, FrozenLinear& W, const float* bias, int N);
+const char* frozen_linear_backend();
+
+// embedding.cpp, layernorm.cpp
+template <typename T> void embedding_forward(T* out, const int32_t* ids, const int32_t* pos,
+    const T* wte, const T* wpe, const T* wtt, int N, int C);
+template <typename T> void embedding_backward(T* dwte, T* dwpe, T* dwtt, const T* dout,
+    const int32_t* ids, const int32_t* pos, int N, int C);
+template <typename T> void layernorm_forward(T* out, T* mean, T* rstd, const T* x, const T* w,
+    const T* b, int N, int C, T eps);
+template <typename T> void layernorm_backward(T* dx, T* dw, T* db, const T* dout, const T* x,
+    const T* mean, const T* rstd, const T* w, int N, int C);
+
+// activation.cpp, dropout.cpp
+template <typename T> void gelu_forward(T* out, const T* x, int64_t n);
+template <typename T> void gelu_backward(T* dx, const T* dout, const T* x, int64_t n);
+template <typename T> void add_inplace(T* y, const T* x, int64_t n);
+template <typename T> void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids,
+    int N, int C, float p, const uint64_t* key);
+template <typename T> void dropout_backward(T* dx, const T* dout, const T* mask, int64_t n);
+
+// rows.cpp
+template <typename T> void gather_rows(T* out, const T* x, const int32_t* rows, int M, int C);
+template <typename T> void scatter_rows(T* dx, const T* d, const int32_t* rows, int M, int N,
+    int C);
+template <typename T> void fill_zero(T* p, int64_t n);
+
+// scoring.cpp (softmax, SSA and SSA's parameters), attention.cpp
+template <typename T> void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L,
+    Scoring kind, T b, T n);
+template <typename T> void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P,
+    const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n);
+template <typename T> void ssa_effective(T* b, T* n, const T* beta, const T* nu, int H);
+template <typename T> void ssa_raw_grads(T* dbeta, T* dnu, const T* db, const T* dn, const T* b,
+    const T* n, int H, bool freeze_b, bool freeze_n);
+template <typename T> void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv,
+    const ops::AttentionShape& shape, Scoring kind, const T* b_head, const T* n_head,
+    float dropout_p, const uint64_t* key);
+template <typename T> void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scratch,
+    const T* dctx, const T* qkv, const T* S, const T* P, const T* mask,
+    const ops::AttentionShape& shape, Scoring kind, const T* b_head, const T* n_head);
+
+// loss.cpp, adamw.cpp
+template <typename T> void cross_entropy_forward(T* loss, T* lse, const T* logits,
+    const int32_t* targets, int M, int V);
+template <typename T> void cross_entropy_backward(T* dlogits, const T* logits, const T* lse,
+    const int32_t* targets, int M, int V, T dloss);
+template <typename T> void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M,
+    int V);
+void sum_squares(double* out, const float* g, int64_t n);
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const ops::AdamWStep& s,
+    const ops::AdamWSchedule* schedule);
+
+}  // namespace bb::cpu
