@@ -135,36 +135,40 @@ std::string mutate_config(const std::string& good, Rng& rng) {
 
 }  // namespace
 
-TEST_CASE("fuzz: mutants of model.safetensors load or fail with a one-line bb::Error") {
-  test::TempDir dir("fuzz-st");
-  Model<float> m(test::micro_config(Scoring::ssa), {1, 8, 8, 1});
-  m.init_weights(5);
-  save_model(dir.path, m);
-  const fs::path file = dir.path / "model.safetensors";
+// Writes kMutants mutants of dir/name (from `mutate`) and loads the model directory after each.
+template <typename Mutate>
+Outcomes load_mutants(const fs::path& dir, const std::string& name, uint64_t seed, Mutate mutate) {
+  const fs::path file = dir / name;
   const std::string good = read_file(file);
-  Rng rng(20240611);
+  Rng rng(seed);
   Outcomes out;
   for (int i = 0; i < kMutants; ++i) {
-    write_file_atomic(file, mutate_safetensors(good, rng));
-    expect_load_or_error([&] { load_model_dir(dir.path); }, "safetensors mutant " + std::to_string(i), out);
+    write_file_atomic(file, mutate(good, rng));
+    expect_load_or_error([&] { load_model_dir(dir); }, name + " mutant " + std::to_string(i), out);
   }
-  MESSAGE("safetensors mutants: ", out.loaded, " loaded, ", out.rejected, " rejected");
+  write_file_atomic(file, good);
+  MESSAGE(name, " mutants: ", out.loaded, " loaded, ", out.rejected, " rejected");
+  return out;
+}
+
+void save_micro_model(const fs::path& dir) {
+  Model<float> m(test::micro_config(Scoring::ssa), {1, 8, 8, 1});
+  m.init_weights(5);
+  save_model(dir, m);
+}
+
+TEST_CASE("fuzz: mutants of model.safetensors load or fail with a one-line bb::Error") {
+  const test::TempDir dir("fuzz-st");
+  save_micro_model(dir.path);
+  const Outcomes out = load_mutants(dir.path, "model.safetensors", 20240611, mutate_safetensors);
   CHECK(out.rejected > kMutants / 2);
 }
 
 TEST_CASE("fuzz: mutants of config.json load or fail with a one-line bb::Error") {
-  test::TempDir dir("fuzz-cfg");
-  Model<float> m(test::micro_config(Scoring::ssa), {1, 8, 8, 1});
-  m.init_weights(5);
-  save_model(dir.path, m);
-  const fs::path file = dir.path / "config.json";
-  const std::string good = read_file(file);
-  Rng rng(7);
-  Outcomes out;
-  for (int i = 0; i < kMutants; ++i) {
-    write_file_atomic(file, mutate_config(good, rng));
-    expect_load_or_error([&] { load_model_dir(dir.path); }, "config mutant " + std::to_string(i), out);
-  }
+  const test::TempDir dir("fuzz-cfg");
+  save_micro_model(dir.path);
+  const std::string good = read_file(dir.path / "config.json");
+  Outcomes out = load_mutants(dir.path, "config.json", 7, mutate_config);
   // NaN and infinities cannot be written as JSON; given in memory they are range errors too.
   const json base = json::parse(good);
   for (const char* key : {"layer_norm_eps", "hidden_dropout_prob", "ssa_b_init", "vocab_size",
