@@ -22,6 +22,7 @@
 #include "common/json_read.h"
 #include "encoder/checkpoint.h"
 #include "probing/compare.h"
+#include "probing/report.h"
 #include "tokenizer/tokenizer.h"
 
 namespace bb::cli {
