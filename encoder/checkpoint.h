@@ -1,4 +1,4 @@
-// Checkpoint directories (see DESIGN.md):
+// Checkpoint directories:
 //   DIR/config.json, DIR/model.safetensors  — the latest model, HF names, SSA as effective b, n
 //   DIR/checkpoints/step-N/                  — complete resumable state: config.json,
 //       model.safetensors, state.safetensors (raw parameters, Adam moments), trainer_state.json

@@ -25,14 +25,14 @@ TEST_CASE("fetch from a file:// mirror of the pinned commits verifies every file
   test::TempDir mirror("mirror"), out("fetched");
   // Lay out BASE/<owner>/<repo>/<commit>/<path> from the byte-identical copies in shared/.
   for (const DataFile& f : data_files()) {
-    if (f.suite == Suite::aochildes) continue;
-    const Source& s = data_sources()[f.suite == Suite::zorro ? 1 : 2];
+    if (f.dataset == Dataset::aochildes) continue;
+    const Source& s = data_sources()[f.dataset == Dataset::zorro ? 1 : 2];
     const fs::path dst = mirror.path / s.repo / s.commit / f.path;
     fs::create_directories(dst.parent_path());
     fs::copy_file(shared / f.dest, dst);
   }
   FetchOptions opt{.out = out.path, .base = "file://" + mirror.path.string(),
-                   .suites = {Suite::zorro, Suite::blimp}};
+                   .datasets = {Dataset::zorro, Dataset::blimp}};
   FetchReport r = fetch_data(opt);
   CHECK(r.failures.empty());
   CHECK(r.downloaded == 23 + 1 + 67);
@@ -53,7 +53,7 @@ TEST_CASE("fetch from a file:// mirror of the pinned commits verifies every file
   CHECK_FALSE(fs::exists(out.path / "zorro/irregular-verb.txt"));
 
   // AO-CHILDES is not in the mirror: a clear download failure.
-  opt.suites = {Suite::aochildes};
+  opt.datasets = {Dataset::aochildes};
   r = fetch_data(opt);
   REQUIRE(r.failures.size() == 1);
   CHECK(r.failures[0].find("aochildes.txt: download failed") != std::string::npos);
