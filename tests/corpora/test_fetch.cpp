@@ -5,6 +5,7 @@
 #include "common/files.h"
 #include "common/hash.h"
 #include "corpora/fetch.h"
+#include "shared_data.h"
 #include "temp_dir.h"
 
 using namespace bb;
@@ -17,11 +18,8 @@ TEST_CASE("digests: sha256 and git blob ids") {
 }
 
 TEST_CASE("fetch from a file:// mirror of the pinned commits verifies every file") {
+  if (!test::shared_data("zorro")) return;
   const fs::path shared = BB_SHARED_DATA;
-  if (!fs::exists(shared / "zorro")) {
-    MESSAGE("skipped: no ../shared/data here");
-    return;
-  }
   test::TempDir mirror("mirror"), out("fetched");
   // Lay out BASE/<owner>/<repo>/<commit>/<path> from the byte-identical copies in shared/.
   for (const DataFile& f : data_files()) {
@@ -60,8 +58,8 @@ TEST_CASE("fetch from a file:// mirror of the pinned commits verifies every file
 }
 
 TEST_CASE("the AO-CHILDES blob id is checked the git way") {
-  const fs::path merged = fs::path(BB_SHARED_DATA) / "aochildes/aochildes_merged.txt";
-  if (!fs::exists(merged)) return;
+  const auto merged = test::shared_data("aochildes/aochildes_merged.txt");
+  if (!merged) return;
   // The recoverable 40% is not the original file: it must not pass as aochildes.txt.
-  CHECK_FALSE(digest_matches(read_file(merged), data_files()[0].digest));
+  CHECK_FALSE(digest_matches(read_file(*merged), data_files()[0].digest));
 }
