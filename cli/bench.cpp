@@ -1,5 +1,11 @@
-// babyberta bench train: training throughput on synthetic AO-CHILDES-length batches, as one JSON
-// line (tokens_per_s counts non-pad tokens; gflops counts the model's useful FLOPs).
+// babyberta bench: one JSON line per run.
+//   train      training throughput on synthetic AO-CHILDES-length batches (tokens_per_s counts
+//              non-pad tokens; gflops counts the model's useful FLOPs)
+//   score      scoring throughput on Zorro-length sentences with a random model
+//   gemm       GFLOP/s of a square sgemm and of a preset layer's projections (trained, frozen)
+//   tokenizer  seconds to train a tokenizer on a corpus and to encode it
+// train and score report the median over --repeat windows of --seconds each (after a warm-up)
+// and every window's value; gemm reports the best of 3 windows.
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -41,6 +47,36 @@ double train_flops(const Config& c, const Batch& b) {
   const double last_layer = 2.0 * N * 3 * C * C + att + 2.0 * M * (C * C + 2 * C * F);
   const double head = 2.0 * M * (C * C + C * V);
   return 3.0 * ((c.layers - 1) * per_layer + last_layer + head);
+}
+
+// One timed window: its length and what `step` counted in it.
+struct Window {
+  double seconds = 0;
+  std::map<std::string, double> counts;
+};
+
+// Calls `warm_up` once, then per window calls `step(counts)` (counts start empty) until
+// `seconds` have passed.
+std::vector<Window> timed_windows(int windows, double seconds, const std::function<void()>& warm_up,
+                                  const std::function<void(std::map<std::string, double>&)>& step) {
+  using clock = std::chrono::steady_clock;
+  warm_up();
+  std::vector<Window> out(static_cast<size_t>(windows));
+  for (Window& w : out) {
+    const auto t0 = clock::now();
+    while (w.seconds < seconds) {
+      step(w.counts);
+      w.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    }
+  }
+  return out;
+}
+
+// The sum of `key` over windows, and of their seconds.
+double total(const std::vector<Window>& windows, const std::string& key) {
+  double sum = 0;
+  for (const Window& w : windows) sum += key == "seconds" ? w.seconds : w.counts.at(key);
+  return sum;
 }
 
 // The median of each rate over --repeat consecutive windows (this VM's speed drifts by up to
@@ -100,35 +136,23 @@ void bench_train(const BenchArgs& a) {
   Trainer trainer(c, cap, opts, [&](uint64_t, int64_t step, Batch& out) {
     out = batches[step % pool];  // copy into capacity the batch already holds
   });
-  int64_t steps = 0, tokens = 0;
-  double flops = 0;
-  auto on_step = [&](const StepLog& s) {
-    tokens += s.tokens;
-    flops += train_flops(c, batches[(s.step - 1) % pool]);
-    ++steps;
-  };
-  for (int i = 0; i < 3; ++i) {  // warm-up: first touches of every buffer
-    trainer.run_steps(1, {});
-  }
-  using clock = std::chrono::steady_clock;
-  std::vector<std::map<std::string, double>> windows;
-  int64_t total_steps = 0;
-  double total_s = 0;
-  for (int r = 0; r < a.repeat; ++r) {
-    steps = tokens = 0;
-    flops = 0;
-    const auto t0 = clock::now();
-    double elapsed = 0;
-    while (elapsed < a.seconds) {
-      trainer.run_steps(1, on_step);
-      elapsed = std::chrono::duration<double>(clock::now() - t0).count();
-    }
-    windows.push_back({{"tokens_per_s", tokens / elapsed},
-                       {"steps_per_s", steps / elapsed},
-                       {"gflops", flops / elapsed * 1e-9}});
-    total_steps += steps;
-    total_s += elapsed;
-  }
+  const std::vector<Window> windows = timed_windows(
+      a.repeat, a.seconds,
+      [&] {
+        for (int i = 0; i < 3; ++i) trainer.run_steps(1, {});  // first touches of every buffer
+      },
+      [&](std::map<std::string, double>& n) {
+        trainer.run_steps(1, [&](const StepLog& s) {
+          n["tokens"] += double(s.tokens);
+          n["flops"] += train_flops(c, batches[(s.step - 1) % pool]);
+          n["steps"] += 1;
+        });
+      });
+  std::vector<std::map<std::string, double>> rates;
+  for (const Window& w : windows)
+    rates.push_back({{"tokens_per_s", w.counts.at("tokens") / w.seconds},
+                     {"steps_per_s", w.counts.at("steps") / w.seconds},
+                     {"gflops", w.counts.at("flops") / w.seconds * 1e-9}});
   double len = 0;
   for (const Batch& b : batches) len += double(b.num_tokens()) / b.num_seqs();
   nlohmann::json out{{"bench", "train"},
@@ -141,28 +165,21 @@ void bench_train(const BenchArgs& a) {
                      {"blas", blas_provenance()},
                      {"batch", a.batch},
                      {"repeat", a.repeat},
-                     {"steps", total_steps},
-                     {"seconds", total_s},
+                     {"steps", int64_t(total(windows, "steps"))},
+                     {"seconds", total(windows, "seconds")},
                      {"mean_len", len / pool}};
-  out.update(median_rates(windows));
+  out.update(median_rates(rates));
   fmt::print("{}\n", out.dump());
 }
 
 // Best GFLOP/s of 3 rounds of `product` (flops each), a third of `seconds` per round.
 double best_gflops(double seconds, double flops, const std::function<void()>& product) {
-  using clock = std::chrono::steady_clock;
   double best = 0;
-  for (int round = 0; round < 3; ++round) {
-    int reps = 0;
-    const auto t0 = clock::now();
-    double el = 0;
-    while (el < seconds / 3) {
-      product();
-      ++reps;
-      el = std::chrono::duration<double>(clock::now() - t0).count();
-    }
-    best = std::max(best, flops * reps / el * 1e-9);
-  }
+  for (const Window& w : timed_windows(3, seconds / 3, [] {}, [&](std::map<std::string, double>& n) {
+         product();
+         n["reps"] += 1;
+       }))
+    best = std::max(best, flops * w.counts.at("reps") / w.seconds * 1e-9);
   return best;
 }
 
@@ -262,33 +279,27 @@ void bench_score(const BenchArgs& a) {
     ids.push_back(4);
     sents.push_back(ids);
   }
-  scorer.score_ids({sents.begin(), sents.begin() + 50}, m);  // warm-up
-  using clock = std::chrono::steady_clock;
-  std::vector<std::map<std::string, double>> windows;
-  int64_t total_n = 0, total_tokens = 0;
-  double total_s = 0;
-  for (int r = 0; r < a.repeat; ++r) {
-    const auto t0 = clock::now();
-    double el = 0;
-    int64_t n = 0, tokens = 0;
-    while (el < a.seconds) {
-      const auto out = scorer.score_ids(sents, m);
-      n += int64_t(out.size());
-      for (const auto& s : out) tokens += int64_t(s.ids.size());
-      el = std::chrono::duration<double>(clock::now() - t0).count();
-    }
-    windows.push_back({{"sentences_per_s", n / el}, {"tokens_per_s", tokens / el}});
-    total_n += n, total_tokens += tokens, total_s += el;
-  }
+  const std::vector<Window> windows = timed_windows(
+      a.repeat, a.seconds, [&] { scorer.score_ids({sents.begin(), sents.begin() + 50}, m); },
+      [&](std::map<std::string, double>& n) {
+        const auto out = scorer.score_ids(sents, m);
+        n["sentences"] += double(out.size());
+        for (const auto& s : out) n["tokens"] += double(s.ids.size());
+      });
+  std::vector<std::map<std::string, double>> rates;
+  for (const Window& w : windows)
+    rates.push_back({{"sentences_per_s", w.counts.at("sentences") / w.seconds},
+                     {"tokens_per_s", w.counts.at("tokens") / w.seconds}});
+  const int64_t total_n = int64_t(total(windows, "sentences"));
   nlohmann::json out{{"bench", "score"}, {"method", method_name(m)}, {"preset", a.preset},
                      {"attention", a.attention}, {"device", device_label(device)},
                      {"tf32", a.tf32}, {"threads", a.threads},
                      {"batch_tokens", scorer.batch_tokens()},
                      {"blas", blas_provenance()},
                      {"cpu_linear", ops::frozen_linear_backend()}, {"repeat", a.repeat},
-                     {"sentences", total_n}, {"seconds", total_s},
-                     {"mean_len", double(total_tokens) / total_n}};
-  out.update(median_rates(windows));
+                     {"sentences", total_n}, {"seconds", total(windows, "seconds")},
+                     {"mean_len", total(windows, "tokens") / double(total_n)}};
+  out.update(median_rates(rates));
   fmt::print("{}\n", out.dump());
 }
 

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/flag_ranges.h"
 #include "probing/compare.h"
+#include "probing/report.h"
 
 namespace bb::cli {
 

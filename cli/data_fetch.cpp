@@ -22,10 +22,11 @@ void add_data(CLI::App& app) {
       ->check(CLI::IsMember({"aochildes", "zorro", "blimp"}));
   cmd->callback([opt, only] {
     if (!only->empty()) {
-      opt->suites.clear();
+      opt->datasets.clear();
       for (const auto& s : *only)
-        opt->suites.push_back(s == "aochildes" ? Suite::aochildes
-                                               : s == "zorro" ? Suite::zorro : Suite::blimp);
+        opt->datasets.push_back(s == "aochildes" ? Dataset::aochildes
+                                : s == "zorro"   ? Dataset::zorro
+                                                 : Dataset::blimp);
     }
     const FetchReport r = fetch_data(*opt);
     fmt::print("{} files downloaded and verified, {} already present and verified, {} failed\n",

@@ -22,6 +22,7 @@
 #include "common/json_read.h"
 #include "encoder/checkpoint.h"
 #include "probing/compare.h"
+#include "probing/report.h"
 #include "probing/scorer.h"
 #include "tokenizer/tokenizer.h"
 
@@ -44,8 +45,7 @@ struct ExperimentArgs {
 int64_t finished_step(const fs::path& run) {
   const auto last = latest_checkpoint(run);
   if (!last) return -1;
-  const fs::path path = *last / "trainer_state.json";
-  return json_integer(read_json_file(path), "step", path.string());
+  return read_trainer_state(*last).step;
 }
 
 std::vector<std::string> split_list(const std::string& s) {

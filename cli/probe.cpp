@@ -11,7 +11,6 @@
 #include "cli/flag_ranges.h"
 #include "common/error.h"
 #include "common/files.h"
-#include "common/json_read.h"
 #include "cli/progress.h"
 #include "backend/threads.h"
 #include "encoder/checkpoint.h"
@@ -46,10 +45,9 @@ json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, 
   json cfg = to_json(c);
   cfg["label"] = c.label();
   if (auto last = latest_checkpoint(a.model)) {
-    const fs::path state = *last / "trainer_state.json";
-    const json ts = parse_json(read_file(state), state.string());
-    cfg["steps"] = json_integer(ts, "step", state.string());
-    cfg["seed"] = json_integer(ts, "seed", state.string());
+    const TrainerState ts = read_trainer_state(*last);
+    cfg["steps"] = ts.step;
+    cfg["seed"] = ts.seed;
   }
   json suites = json::array();
   for (const fs::path& p : suite_paths(a)) suites.push_back(fs::absolute(p).string());

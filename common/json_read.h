@@ -84,6 +84,18 @@ inline int64_t json_integer(const nlohmann::json& obj, const std::string& key,
   return v.get<int64_t>();
 }
 
+// A non-negative integer up to 2^64 - 1 (e.g. a seed).
+inline uint64_t json_unsigned(const nlohmann::json& obj, const std::string& key,
+                              const std::string& where) {
+  const auto& v = json_field(
+      obj, key, where,
+      [](const nlohmann::json& x) {
+        return x.is_number_unsigned() || (x.is_number_integer() && x.get<int64_t>() >= 0);
+      },
+      "an integer from 0 to 2^64 - 1");
+  return v.get<uint64_t>();
+}
+
 // Like json_string / json_integer, but `fallback` when the key is absent (a present key of the
 // wrong kind is still an error).
 inline std::string json_string_or(const nlohmann::json& obj, const std::string& key,

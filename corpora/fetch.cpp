@@ -46,14 +46,14 @@ FetchReport fetch_data(const FetchOptions& opt) {
   curl_global_init(CURL_GLOBAL_DEFAULT);
   FetchReport report;
   for (const DataFile& f : data_files()) {
-    if (std::find(opt.suites.begin(), opt.suites.end(), f.suite) == opt.suites.end()) continue;
+    if (std::find(opt.datasets.begin(), opt.datasets.end(), f.dataset) == opt.datasets.end()) continue;
     const fs::path dest = opt.out / f.dest;
     if (fs::exists(dest) && digest_matches(read_file(dest), f.digest)) {
       ++report.kept;
       continue;
     }
     const Source& src = *std::find_if(data_sources().begin(), data_sources().end(),
-                                      [&](const Source& s) { return s.suite == f.suite; });
+                                      [&](const Source& s) { return s.dataset == f.dataset; });
     const std::string url = opt.base + "/" + src.repo + "/" + src.commit + "/" + f.path;
     std::string body, error;
     if (!download(url, body, error)) {

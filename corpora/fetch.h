@@ -8,17 +8,17 @@
 
 namespace bb {
 
-enum class Suite { aochildes, zorro, blimp };
+enum class Dataset { aochildes, zorro, blimp };
 
 struct Source {
-  Suite suite;
+  Dataset dataset;
   std::string repo;    // owner/name
   std::string commit;  // pinned
   std::string licence;
 };
 
 struct DataFile {
-  Suite suite;
+  Dataset dataset;
   std::string dest;    // path under the output directory
   std::string path;    // path in the repository
   std::string digest;  // "sha256:<hex>" or "gitblob:<hex>"
@@ -32,7 +32,7 @@ struct FetchOptions {
   // Base URL: a file's URL is BASE/<owner>/<name>/<commit>/<path>. Any libcurl URL works,
   // file:// included (tests, offline mirrors).
   std::string base = "https://raw.githubusercontent.com";
-  std::vector<Suite> suites = {Suite::aochildes, Suite::zorro, Suite::blimp};
+  std::vector<Dataset> datasets = {Dataset::aochildes, Dataset::zorro, Dataset::blimp};
 };
 
 struct FetchReport {

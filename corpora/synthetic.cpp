@@ -33,15 +33,6 @@ int draw_words(const Philox& rng, uint64_t a, uint64_t b) {
 }
 }  // namespace
 
-double synthetic_mean_length(int max_len) {
-  double s = 0, n = 0;
-  for (size_t i = 0; i < kWordCounts.size(); ++i) {
-    s += double(kWordCounts[i]) * tokens_for_words(kFirstWords + int(i), max_len);
-    n += kWordCounts[i];
-  }
-  return s / n;
-}
-
 void synthetic_batch(uint64_t seed, int64_t step, int batch_size, const MaskingOptions& masking,
                      int max_len, Batch& out) {
   out.clear();

@@ -13,6 +13,5 @@ namespace bb {
 
 void synthetic_batch(uint64_t seed, int64_t step, int batch_size, const MaskingOptions& masking,
                      int max_len, Batch& out);
-double synthetic_mean_length(int max_len);
 
 }  // namespace bb

@@ -170,17 +170,25 @@ Config read_model_config(const fs::path& dir) {
   return c;
 }
 
+TrainerState read_trainer_state(const fs::path& step_dir) {
+  const fs::path path = step_dir / "trainer_state.json";
+  const std::string where = path.string();
+  const json ts = read_json_file(path);
+  BB_CHECK(ts.is_object(), "{}: expected a JSON object", where);
+  TrainerState out;
+  out.step = json_integer(ts, "step", where);
+  out.seed = json_unsigned(ts, "seed", where);
+  out.adam_step = json_integer(ts, "adam_step", where);
+  out.num_parameters = json_integer(ts, "num_parameters", where);
+  if (ts.contains("data")) out.data = ts["data"];
+  return out;
+}
+
 TrainerState load_checkpoint(const fs::path& step_dir, Model<float>& model, AdamW& opt) {
-  const fs::path ts_path = step_dir / "trainer_state.json";
-  const json ts = read_json_file(ts_path);
-  BB_CHECK(ts.is_object(), "{}: expected a JSON object", ts_path.string());
-  for (const char* key : {"step", "seed", "adam_step", "num_parameters"})
-    BB_CHECK(ts.contains(key) && ts[key].is_number_integer(), "{}: missing integer key '{}'",
-             ts_path.string(), key);
+  const TrainerState ts = read_trainer_state(step_dir);
   const int64_t n = model.layout().total;
-  BB_CHECK(ts["num_parameters"].get<int64_t>() == n,
-           "{}: checkpoint has {} parameters, this model has {}", ts_path.string(),
-           ts["num_parameters"].get<int64_t>(), n);
+  BB_CHECK(ts.num_parameters == n, "{}: checkpoint has {} parameters, this model has {}",
+           (step_dir / "trainer_state.json").string(), ts.num_parameters, n);
   const auto state = SafetensorsFile::read(step_dir / "state.safetensors");
   const auto params = state.expect("params", {n}).to_f32();
   const auto m = state.expect("adam_m", {n}).to_f32();
@@ -192,12 +200,8 @@ TrainerState load_checkpoint(const fs::path& step_dir, Model<float>& model, Adam
   model.upload_params();
   opt.m.from_host(m.data(), size_t(n));
   opt.v.from_host(v.data(), size_t(n));
-  opt.step = ts["adam_step"].get<int64_t>();
-  TrainerState out;
-  out.step = ts["step"].get<int64_t>();
-  out.seed = ts["seed"].get<uint64_t>();
-  if (ts.contains("data")) out.data = ts["data"];
-  return out;
+  opt.step = ts.adam_step;
+  return ts;
 }
 
 }  // namespace bb

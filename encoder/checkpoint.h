@@ -1,4 +1,4 @@
-// Checkpoint directories (see DESIGN.md):
+// Checkpoint directories:
 //   DIR/config.json, DIR/model.safetensors  — the latest model, HF names, SSA as effective b, n
 //   DIR/checkpoints/step-N/                  — complete resumable state: config.json,
 //       model.safetensors, state.safetensors (raw parameters, Adam moments), trainer_state.json
@@ -34,7 +34,13 @@ struct TrainerState {
   int64_t step = 0;   // updates done
   uint64_t seed = 0;  // data order, masks and dropout are functions of (seed, step)
   nlohmann::json data = nlohmann::json::object();  // data position, recorded by the data source
+  // As read back; save_checkpoint takes them from the optimizer and the model.
+  int64_t adam_step = 0, num_parameters = 0;
 };
+
+// STEP_DIR/trainer_state.json: an object with integers step, seed, adam_step, num_parameters
+// and, optionally, data. Errors name the file and the field.
+TrainerState read_trainer_state(const std::filesystem::path& step_dir);
 
 // Writes DIR/checkpoints/step-N and refreshes the top-level model files.
 std::filesystem::path save_checkpoint(const std::filesystem::path& dir, const Model<float>& model,

@@ -34,7 +34,6 @@ struct Config {
   nlohmann::json tokenizer = nlohmann::json::object();  // normalisation settings (tokenizer/)
 
   int max_tokens() const { return max_positions - pad_id - 1; }
-  int head_dim() const { return hidden / heads; }
   std::string label() const;  // "softmax", "ssa", "ssa(n=2 frozen)", ...
   // Every size within the bounds below, hidden divisible by heads, layer_norm_eps in (0, 0.1),
   // dropouts in [0, 1), initializer_range in (0, 1], SSA's b in (0, kMaxSsaB] and n in

@@ -4,47 +4,113 @@
 
 namespace bb {
 
-ParamLayout::ParamLayout(const Config& c) {
-  const int64_t C = c.hidden, F = c.ffn, V = c.vocab_size, H = c.heads;
-  auto add = [&](std::string name, std::vector<int64_t> shape, ParamKind kind) {
-    int64_t n = 1;
-    for (auto d : shape) n *= d;
-    index.emplace(name, tensors.size());
-    tensors.push_back({std::move(name), std::move(shape), total, n, kind});
-    total += n;
-  };
-  const std::string e = "roberta.embeddings.";
-  add(e + "word_embeddings.weight", {V, C}, ParamKind::matrix);
-  add(e + "position_embeddings.weight", {c.max_positions, C}, ParamKind::matrix);
-  add(e + "token_type_embeddings.weight", {1, C}, ParamKind::matrix);
-  add(e + "LayerNorm.weight", {C}, ParamKind::norm);
-  add(e + "LayerNorm.bias", {C}, ParamKind::bias);
-  for (int l = 0; l < c.layers; ++l) {
-    const std::string p = "roberta.encoder.layer." + std::to_string(l) + ".";
-    for (const char* qkv : {"query", "key", "value"})
-      add(p + "attention.self." + qkv + ".weight", {C, C}, ParamKind::matrix);
-    for (const char* qkv : {"query", "key", "value"})
-      add(p + "attention.self." + qkv + ".bias", {C}, ParamKind::bias);
-    add(p + "attention.output.dense.weight", {C, C}, ParamKind::matrix);
-    add(p + "attention.output.dense.bias", {C}, ParamKind::bias);
-    add(p + "attention.output.LayerNorm.weight", {C}, ParamKind::norm);
-    add(p + "attention.output.LayerNorm.bias", {C}, ParamKind::bias);
-    add(p + "intermediate.dense.weight", {F, C}, ParamKind::matrix);
-    add(p + "intermediate.dense.bias", {F}, ParamKind::bias);
-    add(p + "output.dense.weight", {C, F}, ParamKind::matrix);
-    add(p + "output.dense.bias", {C}, ParamKind::bias);
-    add(p + "output.LayerNorm.weight", {C}, ParamKind::norm);
-    add(p + "output.LayerNorm.bias", {C}, ParamKind::bias);
-    if (c.scoring == Scoring::ssa) {
-      add(p + "attention.self.ssa_beta", {H}, ParamKind::ssa_b);
-      add(p + "attention.self.ssa_nu", {H}, ParamKind::ssa_n);
-    }
+namespace {
+
+// Symbolic dimensions: hidden C, feed-forward F, vocabulary V, positions P, heads H.
+enum class Dim { none, one, C, F, V, P, H };
+
+template <typename T>
+using Slot = T* ParamViews<T>::*;
+template <typename T>
+using LayerSlot = T* ParamViews<T>::Layer::*;
+
+// One parameter tensor: its HF name (after the layer prefix inside a layer), shape (rows, cols;
+// cols none: a vector), kind, and the view that points at it (null: none, as for key and value,
+// which follow query in one (3C, C) block).
+template <typename S>
+struct Spec {
+  const char* name;
+  Dim rows, cols;
+  ParamKind kind;
+  S slot;
+};
+
+// The tables below are the layout, in order: embeddings, per layer kLayer (and kSsa for SSA
+// models), then the head. Names and shapes do not depend on T.
+template <typename T>
+using PV = ParamViews<T>;
+template <typename T>
+using L = typename ParamViews<T>::Layer;
+
+template <typename T>
+const Spec<Slot<T>> kEmbeddings[] = {
+    {"roberta.embeddings.word_embeddings.weight", Dim::V, Dim::C, ParamKind::matrix, &PV<T>::wte},
+    {"roberta.embeddings.position_embeddings.weight", Dim::P, Dim::C, ParamKind::matrix, &PV<T>::wpe},
+    {"roberta.embeddings.token_type_embeddings.weight", Dim::one, Dim::C, ParamKind::matrix, &PV<T>::wtt},
+    {"roberta.embeddings.LayerNorm.weight", Dim::C, Dim::none, ParamKind::norm, &PV<T>::emb_ln_w},
+    {"roberta.embeddings.LayerNorm.bias", Dim::C, Dim::none, ParamKind::bias, &PV<T>::emb_ln_b},
+};
+
+template <typename T>
+const Spec<LayerSlot<T>> kLayer[] = {
+    {"attention.self.query.weight", Dim::C, Dim::C, ParamKind::matrix, &L<T>::qkv_w},
+    {"attention.self.key.weight", Dim::C, Dim::C, ParamKind::matrix, nullptr},
+    {"attention.self.value.weight", Dim::C, Dim::C, ParamKind::matrix, nullptr},
+    {"attention.self.query.bias", Dim::C, Dim::none, ParamKind::bias, &L<T>::qkv_b},
+    {"attention.self.key.bias", Dim::C, Dim::none, ParamKind::bias, nullptr},
+    {"attention.self.value.bias", Dim::C, Dim::none, ParamKind::bias, nullptr},
+    {"attention.output.dense.weight", Dim::C, Dim::C, ParamKind::matrix, &L<T>::attn_out_w},
+    {"attention.output.dense.bias", Dim::C, Dim::none, ParamKind::bias, &L<T>::attn_out_b},
+    {"attention.output.LayerNorm.weight", Dim::C, Dim::none, ParamKind::norm, &L<T>::ln1_w},
+    {"attention.output.LayerNorm.bias", Dim::C, Dim::none, ParamKind::bias, &L<T>::ln1_b},
+    {"intermediate.dense.weight", Dim::F, Dim::C, ParamKind::matrix, &L<T>::ffn_in_w},
+    {"intermediate.dense.bias", Dim::F, Dim::none, ParamKind::bias, &L<T>::ffn_in_b},
+    {"output.dense.weight", Dim::C, Dim::F, ParamKind::matrix, &L<T>::ffn_out_w},
+    {"output.dense.bias", Dim::C, Dim::none, ParamKind::bias, &L<T>::ffn_out_b},
+    {"output.LayerNorm.weight", Dim::C, Dim::none, ParamKind::norm, &L<T>::ln2_w},
+    {"output.LayerNorm.bias", Dim::C, Dim::none, ParamKind::bias, &L<T>::ln2_b},
+};
+
+template <typename T>
+const Spec<LayerSlot<T>> kSsa[] = {
+    {"attention.self.ssa_beta", Dim::H, Dim::none, ParamKind::ssa_b, &L<T>::ssa_beta},
+    {"attention.self.ssa_nu", Dim::H, Dim::none, ParamKind::ssa_n, &L<T>::ssa_nu},
+};
+
+template <typename T>
+const Spec<Slot<T>> kHead[] = {
+    {"lm_head.dense.weight", Dim::C, Dim::C, ParamKind::matrix, &PV<T>::head_dense_w},
+    {"lm_head.dense.bias", Dim::C, Dim::none, ParamKind::bias, &PV<T>::head_dense_b},
+    {"lm_head.layer_norm.weight", Dim::C, Dim::none, ParamKind::norm, &PV<T>::head_ln_w},
+    {"lm_head.layer_norm.bias", Dim::C, Dim::none, ParamKind::bias, &PV<T>::head_ln_b},
+    {"lm_head.bias", Dim::V, Dim::none, ParamKind::bias, &PV<T>::head_bias},
+};
+
+std::string layer_prefix(int l) { return "roberta.encoder.layer." + std::to_string(l) + "."; }
+
+int64_t size_of(Dim d, const Config& c) {
+  switch (d) {
+    case Dim::one: return 1;
+    case Dim::C: return c.hidden;
+    case Dim::F: return c.ffn;
+    case Dim::V: return c.vocab_size;
+    case Dim::P: return c.max_positions;
+    case Dim::H: return c.heads;
+    case Dim::none: break;
   }
-  add("lm_head.dense.weight", {C, C}, ParamKind::matrix);
-  add("lm_head.dense.bias", {C}, ParamKind::bias);
-  add("lm_head.layer_norm.weight", {C}, ParamKind::norm);
-  add("lm_head.layer_norm.bias", {C}, ParamKind::bias);
-  add("lm_head.bias", {V}, ParamKind::bias);
+  return 0;
+}
+
+}  // namespace
+
+ParamLayout::ParamLayout(const Config& c) {
+  auto add_all = [&](const std::string& prefix, const auto& specs) {
+    for (const auto& s : specs) {
+      std::vector<int64_t> shape{size_of(s.rows, c)};
+      if (s.cols != Dim::none) shape.push_back(size_of(s.cols, c));
+      int64_t n = 1;
+      for (auto d : shape) n *= d;
+      index.emplace(prefix + s.name, tensors.size());
+      tensors.push_back({prefix + s.name, std::move(shape), total, n, s.kind});
+      total += n;
+    }
+  };
+  add_all("", kEmbeddings<float>);
+  for (int l = 0; l < c.layers; ++l) {
+    add_all(layer_prefix(l), kLayer<float>);
+    if (c.scoring == Scoring::ssa) add_all(layer_prefix(l), kSsa<float>);
+  }
+  add_all("", kHead<float>);
 }
 
 const ParamTensor& ParamLayout::at(const std::string& name) const {
@@ -56,36 +122,16 @@ const ParamTensor& ParamLayout::at(const std::string& name) const {
 template <typename T>
 ParamViews<T>::ParamViews(const ParamLayout& layout, const Config& c, T* base) {
   auto p = [&](const std::string& name) { return base + layout.at(name).offset; };
-  const std::string e = "roberta.embeddings.";
-  wte = p(e + "word_embeddings.weight");
-  wpe = p(e + "position_embeddings.weight");
-  wtt = p(e + "token_type_embeddings.weight");
-  emb_ln_w = p(e + "LayerNorm.weight");
-  emb_ln_b = p(e + "LayerNorm.bias");
+  for (const auto& s : kEmbeddings<T>) this->*s.slot = p(s.name);
   for (int l = 0; l < c.layers; ++l) {
-    const std::string s = "roberta.encoder.layer." + std::to_string(l) + ".";
-    Layer L{};
-    L.qkv_w = p(s + "attention.self.query.weight");
-    L.qkv_b = p(s + "attention.self.query.bias");
-    L.attn_out_w = p(s + "attention.output.dense.weight");
-    L.attn_out_b = p(s + "attention.output.dense.bias");
-    L.ln1_w = p(s + "attention.output.LayerNorm.weight");
-    L.ln1_b = p(s + "attention.output.LayerNorm.bias");
-    L.ffn_in_w = p(s + "intermediate.dense.weight");
-    L.ffn_in_b = p(s + "intermediate.dense.bias");
-    L.ffn_out_w = p(s + "output.dense.weight");
-    L.ffn_out_b = p(s + "output.dense.bias");
-    L.ln2_w = p(s + "output.LayerNorm.weight");
-    L.ln2_b = p(s + "output.LayerNorm.bias");
-    L.ssa_beta = c.scoring == Scoring::ssa ? p(s + "attention.self.ssa_beta") : nullptr;
-    L.ssa_nu = c.scoring == Scoring::ssa ? p(s + "attention.self.ssa_nu") : nullptr;
-    layers.push_back(L);
+    Layer layer{};  // ssa_beta, ssa_nu stay null for softmax
+    for (const auto& s : kLayer<T>)
+      if (s.slot) layer.*s.slot = p(layer_prefix(l) + s.name);
+    if (c.scoring == Scoring::ssa)
+      for (const auto& s : kSsa<T>) layer.*s.slot = p(layer_prefix(l) + s.name);
+    layers.push_back(layer);
   }
-  head_dense_w = p("lm_head.dense.weight");
-  head_dense_b = p("lm_head.dense.bias");
-  head_ln_w = p("lm_head.layer_norm.weight");
-  head_ln_b = p("lm_head.layer_norm.bias");
-  head_bias = p("lm_head.bias");
+  for (const auto& s : kHead<T>) this->*s.slot = p(s.name);
 }
 
 template struct ParamViews<float>;

@@ -52,8 +52,6 @@ struct Comparison {
 };
 
 Comparison compare_runs(std::vector<RunResult> runs, int bootstrap = 1000, uint64_t seed = 1);
-// report.md, report.csv, phenomena.svg, paradigms.svg
-void write_report(const std::filesystem::path& dir, const Comparison& c);
 double mcnemar_p(int b, int c);
 
 }  // namespace bb

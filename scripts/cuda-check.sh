@@ -7,8 +7,7 @@
 #                                (-DBABYBERTA_CUDA=ON, without oneDNN's 40 MB), then packs
 #                                babyberta, the `cuda` test binary and every shared library they
 #                                need except the CUDA runtime/cuBLAS/driver and glibc into
-#                                build-cuda/cuda-check.tar.gz (about 28 MB; gzip, which every
-#                                machine has).
+#                                build-cuda/cuda-check.tar.gz (gzip, which every machine has).
 #   scripts/cuda-check.sh run    on the GPU machine, from the repository root with that archive
 #                                carried along: unpacks it, runs the `cuda` tests (every CUDA op
 #                                against the CPU, a tiny training step, a CUDA-trained checkpoint

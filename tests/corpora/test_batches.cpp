@@ -51,9 +51,17 @@ TEST_CASE("an epoch visits every (utterance, pattern) exactly once") {
   for (int64_t k = 0; k < batches.batches_per_epoch(); ++k) {
     batches.batch(k, b);
     seqs += b.num_seqs();
+    std::vector<int32_t> ids = b.ids;
+    for (int r = 0; r < b.num_rows(); ++r) ids[b.rows[r]] = b.labels[r];  // undo the masking
+    for (int q = 0; q < b.num_seqs(); ++q)
+      ++seen[{ids.begin() + b.offsets[q], ids.begin() + b.offsets[q + 1]}];
   }
   CHECK(seqs == 300);
   CHECK(batches.batches_per_epoch() == 43);  // ceil(300 / 7)
+  // The 100 utterances are distinct; each comes once per mask pattern (short ones can get the
+  // same mask from several patterns, so only the count per utterance is checked).
+  CHECK(seen.size() == 100);
+  for (int64_t i = 0; i < c.size(); ++i) CHECK(seen[{c.seq(i), c.seq(i) + c.length(i)}] == 3);
 }
 
 TEST_CASE("length bucketing reduces padding") {

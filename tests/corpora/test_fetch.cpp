@@ -5,6 +5,7 @@
 #include "common/files.h"
 #include "common/hash.h"
 #include "corpora/fetch.h"
+#include "shared_data.h"
 #include "temp_dir.h"
 
 using namespace bb;
@@ -17,22 +18,19 @@ TEST_CASE("digests: sha256 and git blob ids") {
 }
 
 TEST_CASE("fetch from a file:// mirror of the pinned commits verifies every file") {
+  if (!test::shared_data("zorro")) return;
   const fs::path shared = BB_SHARED_DATA;
-  if (!fs::exists(shared / "zorro")) {
-    MESSAGE("skipped: no ../shared/data here");
-    return;
-  }
   test::TempDir mirror("mirror"), out("fetched");
   // Lay out BASE/<owner>/<repo>/<commit>/<path> from the byte-identical copies in shared/.
   for (const DataFile& f : data_files()) {
-    if (f.suite == Suite::aochildes) continue;
-    const Source& s = data_sources()[f.suite == Suite::zorro ? 1 : 2];
+    if (f.dataset == Dataset::aochildes) continue;
+    const Source& s = data_sources()[f.dataset == Dataset::zorro ? 1 : 2];
     const fs::path dst = mirror.path / s.repo / s.commit / f.path;
     fs::create_directories(dst.parent_path());
     fs::copy_file(shared / f.dest, dst);
   }
   FetchOptions opt{.out = out.path, .base = "file://" + mirror.path.string(),
-                   .suites = {Suite::zorro, Suite::blimp}};
+                   .datasets = {Dataset::zorro, Dataset::blimp}};
   FetchReport r = fetch_data(opt);
   CHECK(r.failures.empty());
   CHECK(r.downloaded == 23 + 1 + 67);
@@ -53,15 +51,15 @@ TEST_CASE("fetch from a file:// mirror of the pinned commits verifies every file
   CHECK_FALSE(fs::exists(out.path / "zorro/irregular-verb.txt"));
 
   // AO-CHILDES is not in the mirror: a clear download failure.
-  opt.suites = {Suite::aochildes};
+  opt.datasets = {Dataset::aochildes};
   r = fetch_data(opt);
   REQUIRE(r.failures.size() == 1);
   CHECK(r.failures[0].find("aochildes.txt: download failed") != std::string::npos);
 }
 
 TEST_CASE("the AO-CHILDES blob id is checked the git way") {
-  const fs::path merged = fs::path(BB_SHARED_DATA) / "aochildes/aochildes_merged.txt";
-  if (!fs::exists(merged)) return;
+  const auto merged = test::shared_data("aochildes/aochildes_merged.txt");
+  if (!merged) return;
   // The recoverable 40% is not the original file: it must not pass as aochildes.txt.
-  CHECK_FALSE(digest_matches(read_file(merged), data_files()[0].digest));
+  CHECK_FALSE(digest_matches(read_file(*merged), data_files()[0].digest));
 }

@@ -167,6 +167,14 @@ TEST_CASE("checkpoint directories: latest step wins, state round-trips, partial 
   Model<float> m3(bigger, {1, 8, 8, 1});
   AdamW opt3(m3.layout(), bigger, o);
   CHECK(error_of([&] { load_checkpoint(*last, m3, opt3); }).find("parameters, this model has") != std::string::npos);
+
+  const TrainerState read = read_trainer_state(*last);
+  CHECK(read.step == 12);
+  CHECK(read.adam_step == 7);
+  CHECK(read.num_parameters == m.layout().total);
+  CHECK(read.data == nlohmann::json{{"next_step", 12}});
+  write_file_atomic(*last / "trainer_state.json", "{\"step\": \"12\"}");
+  CHECK(error_of([&] { read_trainer_state(*last); }).find("trainer_state.json: \"step\" is a string, expected an integer") != std::string::npos);
 }
 
 TEST_CASE("safetensors: the data section's sha256 is recorded, verified, and optional") {

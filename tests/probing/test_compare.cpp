@@ -10,6 +10,7 @@
 
 #include "common/files.h"
 #include "probing/compare.h"
+#include "probing/report.h"
 #include "probing/results.h"
 #include "probing/svg.h"
 #include "temp_dir.h"

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "probing/suite.h"
+#include "shared_data.h"
 #include "temp_dir.h"
 
 using namespace bb;
@@ -33,9 +34,9 @@ TEST_CASE("Zorro: odd lines ungrammatical, paradigm from the file, phenomenon be
 }
 
 TEST_CASE("the real Zorro suite: 23 paradigms, 13 phenomena, 2000 pairs each") {
-  const fs::path zorro = fs::path(BB_SHARED_DATA) / "zorro";
-  if (!fs::exists(zorro)) return;
-  const Suite s = load_suite(zorro);
+  const auto zorro = test::shared_data("zorro");
+  if (!zorro) return;
+  const Suite s = load_suite(*zorro);
   CHECK(s.paradigms.size() == 23);
   CHECK(s.pairs.size() == 23 * 2000);
   std::set<std::string> phenomena;
@@ -143,9 +144,9 @@ TEST_CASE("several suites load as one; a paradigm in two files is an error namin
 }
 
 TEST_CASE("the real BLiMP files load: 67 paradigms of 1,000 pairs") {
-  const fs::path blimp = fs::path(BB_SHARED_DATA) / "blimp";
-  if (!fs::exists(blimp)) return;
-  const Suite s = load_suite(blimp);
+  const auto blimp = test::shared_data("blimp");
+  if (!blimp) return;
+  const Suite s = load_suite(*blimp);
   CHECK(s.paradigms.size() == 67);
   CHECK(s.pairs.size() == 67000);
 }
