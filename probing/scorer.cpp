@@ -99,6 +99,16 @@ struct Slot {
 };
 }  // namespace
 
+// Sequences (a sentence, or one masked copy per token for pll) packed into batches of at most
+// batch_tokens_ tokens. Labels are kept apart from the batch, so forward() skips its loss.
+struct ScoringBatches {
+  std::vector<Batch> batches;
+  std::vector<std::vector<int32_t>> labels;  // per batch, per scored row: the target id
+  std::vector<std::vector<Slot>> slots;      // per batch, per scored row
+  int64_t sequences = 0;
+  size_t sentences = 0;
+};
+
 std::vector<SentenceScore> Scorer::score(const std::vector<std::string>& sentences, Method m,
                                          const std::function<void(int64_t)>& progress) {
   BB_CHECK(tok_, "internal: this scorer has no tokenizer");
@@ -114,45 +124,37 @@ std::vector<SentenceScore> Scorer::score(const std::vector<std::string>& sentenc
   return score_ids(std::move(all), m, progress);
 }
 
-std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> all, Method m,
-                                             const std::function<void(int64_t)>& progress) {
+ScoringBatches Scorer::pack(const std::vector<std::vector<int32_t>>& all, Method m) const {
   const Config& c = config();
-  std::vector<SentenceScore> out(all.size());
-  // Sequences (a sentence, or one masked copy per token for pll) are packed into batches of at
-  // most batch_tokens_ tokens. Labels are kept apart from the batch, so forward() skips its loss.
-  std::vector<Batch> batches;
-  std::vector<std::vector<int32_t>> labels;
-  std::vector<std::vector<Slot>> slots;  // per batch, per scored row
-  int64_t sequences = 0;
+  ScoringBatches p;
+  p.sentences = all.size();
   auto add_sequence = [&](const std::vector<int32_t>& ids) -> Batch& {
     const int L = int(ids.size());
-    if (batches.empty() || batches.back().num_tokens() + L > batch_tokens_) {
-      batches.emplace_back().clear();
-      labels.emplace_back();
-      slots.emplace_back();
+    if (p.batches.empty() || p.batches.back().num_tokens() + L > batch_tokens_) {
+      p.batches.emplace_back().clear();
+      p.labels.emplace_back();
+      p.slots.emplace_back();
     }
-    Batch& b = batches.back();
+    Batch& b = p.batches.back();
     b.ids.insert(b.ids.end(), ids.begin(), ids.end());
     b.offsets.push_back(b.num_tokens());
-    ++sequences;
+    ++p.sequences;
     return b;
   };
   auto score_row = [&](Batch& b, int off, int t, int32_t target, Slot slot) {
     b.rows.push_back(off + t);
-    labels.back().push_back(target);
-    slots.back().push_back(slot);
+    p.labels.back().push_back(target);
+    p.slots.back().push_back(slot);
   };
   for (size_t s = 0; s < all.size(); ++s) {
     const std::vector<int32_t>& ids = all[s];
     const int L = int(ids.size());
     if (m == Method::holistic) {
-      out[s].logprobs.assign(L, 0.0);
       Batch& b = add_sequence(ids);
       const int off = b.num_tokens() - L;
       for (int t = 0; t < L; ++t) score_row(b, off, t, ids[t], {int(s), t});
       continue;
     }
-    out[s].logprobs.assign(std::max(0, L - 2), 0.0);
     for (int t = 1; t < L - 1; ++t) {
       Batch& b = add_sequence(ids);
       const int off = b.num_tokens() - L;
@@ -162,11 +164,16 @@ std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> a
       score_row(b, off, t, ids[t], {int(s), t - 1});
     }
   }
-  // Batches are independent: with T threads, T model replicas each run whole batches on one
-  // thread (BLAS and our ops run single-threaded inside the parallel region). This scales far
-  // better than splitting each small batch's GEMMs across threads. One thread: the ops use the
-  // whole pool themselves. Every batch's result is the same either way.
-  const int64_t nb = int64_t(batches.size());
+  return p;
+}
+
+// Batches are independent: with T threads, T model replicas each run whole batches on one thread
+// (BLAS and our ops run single-threaded inside the parallel region). This scales far better than
+// splitting each small batch's GEMMs across threads. One thread: the ops use the whole pool
+// themselves. Every batch's result is the same either way.
+void Scorer::run(const ScoringBatches& p, std::vector<SentenceScore>& out,
+                 const std::function<void(int64_t)>& progress) {
+  const int64_t nb = int64_t(p.batches.size());
   const int T = device_ == Device::cuda
                     ? 1
                     : int(std::clamp<int64_t>(num_threads(), 1, std::max<int64_t>(nb, 1)));
@@ -179,14 +186,14 @@ std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> a
     Model<float>& model = *models_[T > 1 ? omp_get_thread_num() : 0];
     std::vector<float> logp;
     for (int64_t k; (k = next++) < nb;) try {
-      const Batch& batch = batches[k];
+      const Batch& batch = p.batches[k];
       model.forward(batch, {false, 0, 0});
-      model.target_log_probs(labels[k], logp);
-      for (size_t r = 0; r < slots[k].size(); ++r)
-        out[slots[k][r].sentence].logprobs[slots[k][r].index] = logp[r];
+      model.target_log_probs(p.labels[k], logp);
+      for (size_t r = 0; r < p.slots[k].size(); ++r)
+        out[p.slots[k][r].sentence].logprobs[p.slots[k][r].index] = logp[r];
       const int64_t done = sequences_done += batch.num_seqs();
       if (progress) {
-        const int64_t sentences = int64_t(double(done) / double(sequences) * double(all.size()));
+        const int64_t sentences = int64_t(double(done) / double(p.sequences) * double(p.sentences));
 #pragma omp critical(bb_scorer_progress)
         if (sentences > reported) progress(reported = sentences);  // monotonic
       }
@@ -197,6 +204,16 @@ std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> a
     }
   }
   if (error) std::rethrow_exception(error);
+}
+
+std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> all, Method m,
+                                             const std::function<void(int64_t)>& progress) {
+  std::vector<SentenceScore> out(all.size());
+  for (size_t s = 0; s < all.size(); ++s) {  // holistic scores every token, pll all but <s> </s>
+    const int L = int(all[s].size());
+    out[s].logprobs.assign(m == Method::holistic ? L : std::max(0, L - 2), 0.0);
+  }
+  run(pack(all, m), out, progress);
   for (size_t s = 0; s < out.size(); ++s) out[s].ids = std::move(all[s]);
   for (SentenceScore& s : out) {
     double sum = 0;

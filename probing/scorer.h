@@ -20,6 +20,8 @@
 
 namespace bb {
 
+struct ScoringBatches;  // scorer.cpp: sequences packed into batches, and where each row's score goes
+
 enum class Method { holistic, pll, pll_word_l2r };
 Method parse_method(const std::string& s);
 std::string method_name(Method m);
@@ -59,6 +61,10 @@ class Scorer {
  private:
   Capacity capacity(const Config& c) const;
   void add_replicas(int n);  // models_[1..n) copy models_[0]'s weights
+  ScoringBatches pack(const std::vector<std::vector<int32_t>>& all, Method m) const;
+  // Runs every batch and writes each scored row's log-prob into `out`.
+  void run(const ScoringBatches& p, std::vector<SentenceScore>& out,
+           const std::function<void(int64_t done)>& progress);
 
   std::optional<Tokenizer> tok_;
   std::vector<std::unique_ptr<Model<float>>> models_;  // [0] loaded; the rest replicas per thread
