@@ -26,4 +26,6 @@ echo "demo: suite  $suite (first $pairs pairs of each paradigm)"
 echo "demo: output $out"
 time "$bin" experiment --corpus "$corpus" --suite "$suite" --attention softmax,ssa --seeds 2 \
   --preset small --steps "$steps" --eval-every 500 --jobs 2 --threads 1 --pairs-per-paradigm "$pairs" \
-  --out "$out" "${force[@]}"
+  --out "$out" "${force[@]}" ||
+  { rc=$?; echo "demo: failed (exit $rc); after changing DEMO_* values use a new DEMO_OUT, or" \
+      "DEMO_FORCE=1 to redo what differs" >&2; exit "$rc"; }
