@@ -108,6 +108,7 @@ Tokenizer experiment_tokenizer(const ExperimentArgs& a, int threads) {
 struct Grid {
   std::vector<Job> train, probe;
   std::vector<fs::path> results;
+  std::vector<std::pair<fs::path, ojson>> new_results;  // settings file to write once probed
 };
 
 // One run (attention, seed): train it unless finished, probe it unless its result is current.
@@ -142,6 +143,7 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
   g.results.push_back(result);
   if (done < a.steps || !fs::exists(result)) {
     fs::remove(result_settings);
+    g.new_results.push_back({result_settings, probe_s});
     g.probe.push_back({"probe " + name,
                        {"probe", "--model", run.string(), "--suite", a.suite, "--method", a.method,
                         "--threads", std::to_string(a.threads), "--device", a.device,
@@ -174,13 +176,8 @@ void run_experiment(ExperimentArgs a) {
              a.threads == 1 ? "" : "s");
   run_jobs(g.train, a.jobs);
   run_jobs(g.probe, a.jobs);
-  for (const Job& j : g.probe) {  // each new result gets the settings that made it
-    const fs::path result = j.args.back();
-    const std::string name = result.stem().string();
-    const ojson train_s = *read_run_settings(out / "runs" / name);
-    write_file_atomic(result.parent_path() / (name + ".settings.json"),
-                      probe_settings(a, train_s).dump(2) + "\n");
-  }
+  for (const auto& [path, settings] : g.new_results)  // each new result: the settings that made it
+    write_file_atomic(path, settings.dump(2) + "\n");
   const Comparison c = compare_runs(load_runs(g.results));
   write_report(out / "report", c);
   print_phenomena(c);

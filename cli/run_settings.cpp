@@ -48,10 +48,17 @@ void write_run_settings(const fs::path& dir, const ojson& settings) {
                     ojson{{"settings", settings}, {"sessions", ojson::array()}}.dump(2) + "\n");
 }
 
+// DIR/run.json as written by write_run_settings (key order kept), or a one-line error.
+static ojson read_run_json(const fs::path& path) {
+  const ojson run = ojson::parse(read_file(path), nullptr, /*allow_exceptions=*/false);
+  BB_CHECK(run.is_object() && run.contains("settings") && run["settings"].is_object(),
+           "{}: not a run settings file (expected JSON with an object \"settings\")", path.string());
+  return run;
+}
+
 void add_run_session(const fs::path& dir, const ojson& session) {
   const fs::path path = dir / "run.json";
-  ojson run = ojson::parse(read_file(path), nullptr, /*allow_exceptions=*/false);
-  if (!run.is_object()) return;  // read_run_settings has said what is wrong with it
+  ojson run = read_run_json(path);
   if (!run.contains("sessions") || !run["sessions"].is_array()) run["sessions"] = ojson::array();
   run["sessions"].push_back(session);
   write_file_atomic(path, run.dump(2) + "\n");
@@ -60,10 +67,7 @@ void add_run_session(const fs::path& dir, const ojson& session) {
 std::optional<ojson> read_run_settings(const fs::path& dir) {
   const fs::path path = dir / "run.json";
   if (!fs::exists(path)) return std::nullopt;
-  const ojson run = ojson::parse(read_file(path), nullptr, /*allow_exceptions=*/false);
-  BB_CHECK(run.is_object() && run.contains("settings") && run["settings"].is_object(),
-           "{}: not a run settings file (expected JSON with an object \"settings\")", path.string());
-  return run["settings"];
+  return read_run_json(path)["settings"];
 }
 
 std::string settings_fingerprint(const ojson& settings) {

@@ -91,6 +91,11 @@ expect_fail "experiment rerun with another --method" "softmax-seed1.json: made w
   "$BB" experiment "${E[@]}" --steps 20 --method pll
 expect_ok "experiment --force redoes them" "$BB" experiment "${E[@]}" --steps 30 --method pll --force
 check "the redone run has the new settings" grep -q '"--steps": 30' exp/runs/softmax-seed1/run.json
+# A run made before run.json existed, whose result is missing: probed again, not a crash.
+cp -r exp exp-legacy && rm exp-legacy/runs/softmax-seed1/run.json exp-legacy/results/softmax-seed1.*
+expect_ok "experiment reprobes a run without run.json" \
+  "$BB" experiment "${E[@]/exp/exp-legacy}" --steps 30 --method pll
+check "its new result records its settings" test -s exp-legacy/results/softmax-seed1.settings.json
 
 # experiment killed (kill -9): its children die with it; Ctrl-C: exit non-zero, no report.
 "$BB" experiment "${E[@]/exp/exp2}" --steps 1000000 --eval-every 100000 >/dev/null 2>&1 &
