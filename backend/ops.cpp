@@ -175,46 +175,49 @@ void fill_zero(T* p, int64_t n) {
 }
 
 template <typename T>
-void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b,
-                     T n) {
-  BB_ROUTE(scoring_forward, (P, S, key_valid, R, L, kind, b, n), P, S, key_valid);
+void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T v0,
+                     T v1) {
+  BB_ROUTE(scoring_forward, (P, S, key_valid, R, L, kind, v0, v1), P, S, key_valid);
 }
 
 template <typename T>
-void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
-                      const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n) {
-  BB_ROUTE(scoring_backward, (dS, db, dn, dP, P, S, key_valid, R, L, kind, b, n), dS, db, dn, dP, P,
-           S, key_valid);
+void scoring_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
+                      const uint8_t* key_valid, int R, int L, Scoring kind, T v0, T v1) {
+  BB_ROUTE(scoring_backward, (dS, dv0, dv1, dP, P, S, key_valid, R, L, kind, v0, v1), dS, dv0,
+           dv1, dP, P, S, key_valid);
 }
 
 template <typename T>
-void ssa_effective(T* b, T* n, const T* beta, const T* nu, int H) {
-  BB_ROUTE(ssa_effective, (b, n, beta, nu, H), b, n, beta, nu);
+void head_values_effective(T* v0, T* v1, const T* raw0, const T* raw1, int H) {
+  BB_ROUTE(head_values_effective, (v0, v1, raw0, raw1, H), v0, v1, raw0, raw1);
 }
 
 template <typename T>
-void ssa_raw_grads(T* dbeta, T* dnu, const T* db, const T* dn, const T* b, const T* n, int H,
-                   bool freeze_b, bool freeze_n) {
-  BB_ROUTE(ssa_raw_grads, (dbeta, dnu, db, dn, b, n, H, freeze_b, freeze_n), dbeta, dnu, db, dn, b,
-           n);
+void head_values_raw_grads(T* draw0, T* draw1, const T* dv0, const T* dv1, const T* v0,
+                           const T* v1, int H, bool freeze0, bool freeze1) {
+  BB_ROUTE(head_values_raw_grads, (draw0, draw1, dv0, dv1, v0, v1, H, freeze0, freeze1), draw0,
+           draw1, dv0, dv1, v0, v1);
 }
 
 template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& shape,
-                       Scoring kind, const T* b_head, const T* n_head, float dropout_p,
+                       Scoring kind, const T* v0_head, const T* v1_head, float dropout_p,
                        const uint64_t* key) {
-  BB_ROUTE(attention_forward, (ctx, S, P, mask, qkv, shape, kind, b_head, n_head, dropout_p, key),
-           ctx, S, P, mask, qkv, shape.offsets, shape.store_at, b_head, n_head, key);
+  BB_ROUTE(attention_forward,
+           (ctx, S, P, mask, qkv, shape, kind, v0_head, v1_head, dropout_p, key), ctx, S, P, mask,
+           qkv, shape.offsets, shape.store_at, v0_head, v1_head, key);
 }
 
 template <typename T>
-void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scratch, const T* dctx, const T* qkv,
-                        const T* S, const T* P, const T* mask, const AttentionShape& shape,
-                        Scoring kind, const T* b_head, const T* n_head) {
+void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scratch, const T* dctx,
+                        const T* qkv, const T* S, const T* P, const T* mask,
+                        const AttentionShape& shape, Scoring kind, const T* v0_head,
+                        const T* v1_head) {
   BB_ROUTE(attention_backward,
-           (dqkv, db_head, dn_head, scratch, dctx, qkv, S, P, mask, shape, kind, b_head, n_head),
-           dqkv, db_head, dn_head, scratch, dctx, qkv, S, P, mask, shape.offsets, shape.store_at,
-           b_head, n_head);
+           (dqkv, dv0_head, dv1_head, scratch, dctx, qkv, S, P, mask, shape, kind, v0_head,
+            v1_head),
+           dqkv, dv0_head, dv1_head, scratch, dctx, qkv, S, P, mask, shape.offsets,
+           shape.store_at, v0_head, v1_head);
 }
 
 template <typename T>
@@ -268,9 +271,9 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const
   template void scoring_forward<T>(T*, const T*, const uint8_t*, int, int, Scoring, T, T);       \
   template void scoring_backward<T>(T*, T*, T*, const T*, const T*, const T*, const uint8_t*,    \
                                     int, int, Scoring, T, T);                                    \
-  template void ssa_effective<T>(T*, T*, const T*, const T*, int);                               \
-  template void ssa_raw_grads<T>(T*, T*, const T*, const T*, const T*, const T*, int, bool,      \
-                                 bool);                                                          \
+  template void head_values_effective<T>(T*, T*, const T*, const T*, int);                       \
+  template void head_values_raw_grads<T>(T*, T*, const T*, const T*, const T*, const T*, int,    \
+                                         bool, bool);                                            \
   template void attention_forward<T>(T*, T*, T*, T*, const T*, const AttentionShape&, Scoring,   \
                                      const T*, const T*, float, const uint64_t*);                \
   template void attention_backward<T>(T*, T*, T*, T*, const T*, const T*, const T*, const T*,    \

@@ -93,28 +93,38 @@ template <typename T>
 void fill_zero(T* p, int64_t n);
 
 // ---- Attention scoring over rows of scores -----------------------------------------------------
-// P(R,L) = scoring(S(R,L)) row-wise over keys with key_valid[j] != 0 (null: all valid);
-// masked keys get P = 0 exactly.
-//   softmax: P_j = exp(s_j) / sum_k exp(s_k)
-//   ssa:     t_j = sign(s_j) n log1p(b |s_j|); P_j = exp(t_j) / sum_k exp(t_k)
-//            (= f(s_j) / sum f(s_k) with f(x) = (1 + b|x|)^(sign(x) n)), max of t subtracted.
+// P(R,L) = scoring(S(R,L)) row-wise over keys with key_valid[j] != 0 (null: all valid); masked
+// keys get P = 0 exactly and never pass through the function. v0, v1: the head's effective
+// trainable values (backend/scoring.h, head_value_count; ignored by functions without them).
+//   softmax:    P_j = exp(s_j) / sum_k exp(s_k)
+//   ssa:        t_j = sign(s_j) n log1p(b |s_j|); P = softmax(t), max of t subtracted  (v0 b, v1 n)
+//   softmax_t:  P = softmax(s / tau)                                                  (v0 tau)
+//   sparsemax:  P = [s - tau]_+, tau from the sorted row so that sum P = 1
+//   entmax15:   P = [z - tau]_+^2, z = (s - max s)/2, tau from the sorted row so that sum P = 1
+//   sa_softmax: P_j = softmax(s)_j (s_j - lo) / (hi - lo + 1e-6), lo = min(0, min s),
+//               hi = max(0, max s); rows do not sum to 1
+//   cosformer:  P_rj = s_rj c_rj / max(sum_j s_rj c_rj, 1e-6), c_rj = cos(pi (r - j) / (2M)) with
+//               row r the query at position r and M the number of valid keys (s >= 0 expected)
 template <typename T>
-void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b,
-                     T n);
-// dS(R,L) =; for ssa also db += dL/db, dn += dL/dn (both may be null). Masked keys: dS = 0 and no
-// contribution to db, dn.
+void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T v0,
+                     T v1);
+// dS(R,L) =; dv0 += dL/dv0, dv1 += dL/dv1 (functions with trainable values; both may be null).
+// Masked keys: dS = 0 and no contribution to dv0, dv1. Non-differentiable points take
+// PyTorch's choice: sa_softmax splits lo's and hi's gradient evenly among tied extremes and
+// passes none when the extreme is 0.
 template <typename T>
-void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
-                      const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n);
+void scoring_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
+                      const uint8_t* key_valid, int R, int L, Scoring kind, T v0, T v1);
 
-// SSA's per-head parameters are stored raw: b = exp(beta) > 0, n = 1 + exp(nu) > 1.
-// b(H), n(H) from beta(H), nu(H):
+// Trainable values are stored raw and made effective here: v0(H) = exp(raw0) (ssa b, softmax_t
+// tau), v1(H) = 1 + exp(raw1) (ssa n; skipped when raw1 is null).
 template <typename T>
-void ssa_effective(T* b, T* n, const T* beta, const T* nu, int H);
-// Chain rule to the raw values: dbeta += db * b, dnu += dn * (n - 1); skipped when frozen.
+void head_values_effective(T* v0, T* v1, const T* raw0, const T* raw1, int H);
+// Chain rule to the raw values: draw0 += dv0 * v0, draw1 += dv1 * (v1 - 1); skipped when frozen
+// or null.
 template <typename T>
-void ssa_raw_grads(T* dbeta, T* dnu, const T* db, const T* dn, const T* b, const T* n, int H,
-                   bool freeze_b, bool freeze_n);
+void head_values_raw_grads(T* draw0, T* draw1, const T* dv0, const T* dv1, const T* v0,
+                           const T* v1, int H, bool freeze0, bool freeze1);
 
 // ---- Multi-head self-attention over packed sequences -------------------------------------------
 struct AttentionShape {
@@ -122,19 +132,22 @@ struct AttentionShape {
   const int32_t* offsets;   // (B+1) row offsets of the sequences
   const int64_t* store_at;  // (B+1) offsets of each sequence's (H, L, L) block in att stores
 };
-// qkv(N,3C) holds [q | k | v] per row. Per (b, h): S = q k^T / sqrt(d) (L,L), P = scoring(S),
-// Pd = P * dropout mask, ctx = Pd v. Saves S (L,L per b,h; needed by ssa), P and the mask in
-// stores of store_at[B] elements. Dropout counter: ((b*H + h)*L + i, j) under *key (as for
-// dropout_forward). b_head, n_head: (H) ssa parameters (ignored for softmax).
+// qkv(N,3C) holds [q | k | v] per row. Per (b, h): S = q k^T / sqrt(d) (L,L) (cosformer:
+// relu(q) relu(k)^T), P = scoring(S), Pd = P * dropout mask, ctx = Pd v. Saves S, P and the mask
+// in stores of store_at[B] elements. Dropout counter: ((b*H + h)*L + i, j) under *key (as for
+// dropout_forward). v0_head, v1_head: (H) effective trainable values (null when the function has
+// none).
 template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& shape,
-                       Scoring kind, const T* b_head, const T* n_head, float dropout_p,
+                       Scoring kind, const T* v0_head, const T* v1_head, float dropout_p,
                        const uint64_t* key);
-// dqkv(N,3C) =; db_head, dn_head (H) += (ssa only; may be null). scratch: 2*H*B elements.
+// dqkv(N,3C) =; dv0_head, dv1_head (H) += (functions with trainable values; may be null).
+// scratch: 2*H*B elements.
 template <typename T>
-void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scratch, const T* dctx, const T* qkv,
-                        const T* S, const T* P, const T* mask, const AttentionShape& shape,
-                        Scoring kind, const T* b_head, const T* n_head);
+void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scratch, const T* dctx,
+                        const T* qkv, const T* S, const T* P, const T* mask,
+                        const AttentionShape& shape, Scoring kind, const T* v0_head,
+                        const T* v1_head);
 
 // ---- MLM cross-entropy over M scored rows ------------------------------------------------------
 // Rows with target < 0 are ignored (the padding rows of a fixed-shape CUDA step): K = the other

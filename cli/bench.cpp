@@ -314,7 +314,7 @@ void add_bench(CLI::App& app) {
       ->check(CLI::IsMember({"train", "score", "gemm", "tokenizer"}));
   cmd->add_option("--preset", a->preset, "Model preset: babyberta, small, tiny")
       ->capture_default_str();
-  cmd->add_option("--attention", a->attention, "Attention scoring: softmax or ssa")
+  cmd->add_option("--attention", a->attention, kAttentionHelp)
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")
       ->check(count_in(1, 1024))

@@ -194,7 +194,8 @@ void add_experiment(CLI::App& app) {
   cmd->add_option("--corpus", a->corpus, "Training corpus")->required();
   cmd->add_option("--suite", a->suite, "Probing suite (directory or file)")->required();
   cmd->add_option("--out", a->out, "Experiment directory")->required();
-  cmd->add_option("--attention", a->attention, "Comma-separated scoring functions")
+  cmd->add_option("--attention", a->attention,
+                  std::string("Comma-separated list of: ") + kAttentionHelp)
       ->capture_default_str();
   cmd->add_option("--seeds", a->seeds, "Seeds per attention function (1..K)")
       ->check(count_in(1, 1000))->capture_default_str();

@@ -24,14 +24,17 @@ void add_info(CLI::App& app) {
                c.layers, c.heads, c.hidden, c.ffn, c.vocab_size, c.max_tokens());
     fmt::print("parameters {}\n", model.layout().total);
     if (auto last = latest_checkpoint(*dir)) fmt::print("checkpoint {}\n", last->string());
-    if (c.scoring == Scoring::ssa)
-      for (int l = 0; l < c.layers; ++l) {
-        fmt::print("layer {}  b:", l);
-        for (int h = 0; h < c.heads; ++h) fmt::print(" {:.4f}", model.ssa_b(l, h));
-        fmt::print("   n:");
-        for (int h = 0; h < c.heads; ++h) fmt::print(" {:.4f}", model.ssa_n(l, h));
-        fmt::print("\n");
+    // The trained values of the scoring function, per layer and head (ssa: b, n; softmax-t: τ).
+    const int values = head_value_count(c.scoring);
+    const char* names[2] = {c.scoring == Scoring::softmax_t ? "τ" : "b", "n"};
+    for (int l = 0; l < c.layers && values > 0; ++l) {
+      fmt::print("layer {} ", l);
+      for (int slot = 0; slot < values; ++slot) {
+        fmt::print("{} {}:", slot ? "  " : "", names[slot]);
+        for (int h = 0; h < c.heads; ++h) fmt::print(" {:.4f}", model.head_value(l, h, slot));
       }
+      fmt::print("\n");
+    }
   });
 }
 

@@ -15,7 +15,7 @@ ojson train_settings(const TrainArgs& a, const std::string& corpus_sha256,
                      const std::string& tokenizer_sha256) {
   const auto& m = a.batching.masking;
   const auto& o = a.optim;
-  return ojson{{"--corpus (sha256)", corpus_sha256},
+  ojson settings{{"--corpus (sha256)", corpus_sha256},
                {"--tokenizer (sha256)", tokenizer_sha256},
                {"--attention", a.attention},
                {"--preset", a.preset},
@@ -41,6 +41,13 @@ ojson train_settings(const TrainArgs& a, const std::string& corpus_sha256,
                {"--ssa-lr-mult", o.ssa_lr_mult},
                {"--dev-fraction", a.dev_fraction},
                {"--dev-batches", a.dev_batches}};
+  // Settings of one function only where they were added after runs of the others existed (so
+  // those runs keep their fingerprint).
+  if (a.attention == "softmax-t") {
+    settings["--temperature"] = a.temperature.init;
+    settings["--freeze-temperature"] = a.temperature.freeze;
+  }
+  return settings;
 }
 
 void write_run_settings(const fs::path& dir, const ojson& settings) {

@@ -27,8 +27,7 @@ namespace fs = std::filesystem;
 void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--corpus", a.corpus, "Training corpus, one utterance per line")->required();
   cmd->add_option("--out", a.out, "Output (model) directory")->required();
-  cmd->add_option("--attention", a.attention, "Attention scoring: softmax or ssa")
-      ->capture_default_str();
+  cmd->add_option("--attention", a.attention, kAttentionHelp)->capture_default_str();
   cmd->add_option("--preset", a.preset, "Model size: babyberta, small, tiny")->capture_default_str();
   cmd->add_option("--steps", a.steps, "Optimizer steps")->check(count_in(1, 1000000000))->capture_default_str();
   cmd->add_option("--seed", a.seed, "Seed (init, data order, masks, dropout)")->capture_default_str();
@@ -78,6 +77,11 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--ssa-lr-mult", a.optim.ssa_lr_mult, "SSA: learning-rate multiplier for b, n")
       ->check(in_range(0, 1e6))
       ->capture_default_str();
+  cmd->add_option("--temperature", a.temperature.init,
+                  "softmax-t: initial temperature tau (softmax(s / tau), tau trainable per head)")
+      ->check(in_range(kMinTemperature, kMaxTemperature))
+      ->capture_default_str();
+  cmd->add_flag("--freeze-temperature", a.temperature.freeze, "softmax-t: keep tau fixed");
   cmd->add_option("--eval-every", a.eval_every, "Dev loss, checkpoint and metrics line every K steps")
       ->check(count_in(1, 1000000000))
       ->capture_default_str();
@@ -141,6 +145,7 @@ Config model_config(const TrainArgs& a, const Tokenizer& tok) {
   config.vocab_size = tok.vocab_size();
   config.scoring = parse_scoring(a.attention);
   config.ssa = a.ssa;
+  config.temperature = a.temperature;
   config.hidden_dropout = config.attention_dropout = a.dropout;
   config.tokenizer = tok.settings();
   config.validate("train options");

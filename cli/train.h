@@ -28,6 +28,7 @@ struct TrainArgs {
   double dropout = 0.1, dev_fraction = 0.01;
   int64_t eval_every = 1000, dev_batches = 100;
   SsaSettings ssa;
+  TemperatureSettings temperature;
   std::string probe_suite;      // with probe_every: learning curves on a suite
   int64_t probe_every = 0;
   bool quiet = false;

@@ -53,14 +53,14 @@ void Activations<T>::visit(Take&& take) {
   line(lse, M);
   line(target_logp, M);
   line(loss, 1);
-  line(ssa_b, cfg_.layers * H);
-  line(ssa_n, cfg_.layers * H);
+  line(head_v0, cfg_.layers * H);
+  line(head_v1, cfg_.layers * H);
   train_line(d_logits, M * V);
   for (T** t : {&d_head, &d_head_act}) train_line(*t, M * C);
   for (T** t : {&d_out, &d_in, &d_res, &d_proj, &d_h1}) train_line(*t, N * C);
   train_line(d_ffn, N * F);
   train_line(d_qkv, N * 3 * C);
-  train_line(d_ssa, 2 * H);
+  train_line(d_head_values, 2 * H);
   train_line(att_partial, 2 * H * B);
   // The layer stores: the inputs, then each layer's block.
   take(x_[0], N * C, Start::line);

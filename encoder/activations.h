@@ -70,8 +70,8 @@ class Activations {
   T* lse;          // (M) log sum_v exp(logits[m, v])
   T* target_logp;  // (M) log softmax(logits[m])[target m] (Model::target_log_probs)
   T* loss;         // (1) mean cross-entropy over the labelled rows
-  T* ssa_b;        // (NL, H) effective SSA b = exp(beta) of the last forward
-  T* ssa_n;        // (NL, H) effective SSA n = 1 + exp(nu)
+  T* head_v0;      // (NL, H) effective trainable scoring values of the last forward: ssa b,
+  T* head_v1;      // (NL, H) ssa n; softmax-t tau in head_v0 (ops::head_values_effective)
 
   // ---- backward (training; null on an inference-only model) ------------------------------------
   T* d_logits;    // (M, V) dloss/dlogits
@@ -85,8 +85,8 @@ class Activations {
   T* d_h1;        // (N, C) d h1, then d context; in the last layer the residual's d over N rows
   T* d_ffn;       // (N, F) d ffn_act, then d ffn_pre
   T* d_qkv;       // (N, 3C)
-  T* d_ssa;       // (2H) one layer's db (H) then dn (H)
-  T* att_partial;  // (2 H B) attention_backward's per-(sequence, head) db, dn
+  T* d_head_values;  // (2H) one layer's dv0 (H) then dv1 (H)
+  T* att_partial;  // (2 H B) attention_backward's per-(sequence, head) dv0, dv1
 
  private:
   enum class Start { line, packed };  // a 64-byte boundary, or right after the previous tensor

@@ -18,13 +18,6 @@ using json = nlohmann::json;
 
 namespace {
 
-// HF name of a layout tensor: SSA raw values are exported as effective b, n.
-std::string hf_name(const ParamTensor& t) {
-  if (t.kind == ParamKind::ssa_b) return t.name.substr(0, t.name.size() - 4) + "b";    // _beta
-  if (t.kind == ParamKind::ssa_n) return t.name.substr(0, t.name.size() - 2) + "n";    // _nu
-  return t.name;
-}
-
 const std::set<std::string> kIgnorable = {"lm_head.decoder.weight", "lm_head.decoder.bias",
                                           "roberta.embeddings.position_ids",
                                           "roberta.embeddings.token_type_ids"};
@@ -37,13 +30,14 @@ void create_directory_or_fail(const fs::path& dir) {
 
 void write_model_files(const fs::path& dir, const Model<float>& model) {
   const ParamLayout& layout = model.layout();
-  std::vector<float> effective(model.params.begin(), model.params.end());  // raw SSA values become b = e^beta, n = 1 + e^nu
+  // Raw trainable scoring values become effective: b = e^beta, n = 1 + e^nu, tau = e^theta.
+  std::vector<float> effective(model.params.begin(), model.params.end());
   std::vector<TensorRef> refs;
   for (const ParamTensor& t : layout.tensors) {
     float* p = effective.data() + t.offset;
-    for (int64_t i = 0; i < t.size && t.kind == ParamKind::ssa_b; ++i) p[i] = std::exp(p[i]);
-    for (int64_t i = 0; i < t.size && t.kind == ParamKind::ssa_n; ++i) p[i] = 1 + std::exp(p[i]);
-    refs.push_back({hf_name(t), t.shape, p});
+    for (int64_t i = 0; i < t.size && is_head_value(t.kind); ++i)
+      p[i] = float(effective_value(t.kind, p[i]));
+    refs.push_back({t.saved_name, t.shape, p});
   }
   write_safetensors(dir / "model.safetensors", refs);
   write_config(dir / "config.json", model.config());
@@ -61,7 +55,7 @@ void load_model_weights(const fs::path& dir, Model<float>& model) {
   const ParamLayout& layout = model.layout();
   std::set<std::string> expected;
   for (const ParamTensor& t : layout.tensors) {
-    const std::string name = hf_name(t);
+    const std::string& name = t.saved_name;
     expected.insert(name);
     const std::vector<float> data = file.expect(name, t.shape).to_f32();
     float* p = model.params.data() + t.offset;
@@ -69,12 +63,14 @@ void load_model_weights(const fs::path& dir, Model<float>& model) {
       const float x = data[i];
       BB_CHECK(std::isfinite(x), "{}: tensor {} holds a non-finite value at index {}",
                file.path.string(), name, i);
-      if (t.kind == ParamKind::ssa_b) {
-        BB_CHECK(x > 0, "{}: tensor {} holds b = {} (expected > 0)", file.path.string(), name, x);
-        p[i] = std::log(x);
-      } else if (t.kind == ParamKind::ssa_n) {
-        BB_CHECK(x > 1, "{}: tensor {} holds n = {} (expected > 1)", file.path.string(), name, x);
-        p[i] = std::log(x - 1);
+      if (is_head_value(t.kind)) {
+        const double bound = effective_lower_bound(t.kind);
+        const char* symbol = t.kind == ParamKind::ssa_b   ? "b"
+                             : t.kind == ParamKind::ssa_n ? "n"
+                                                          : "tau";
+        BB_CHECK(x > bound, "{}: tensor {} holds {} = {} (expected > {})", file.path.string(),
+                 name, symbol, x, bound);
+        p[i] = float(raw_value(t.kind, x));
       } else {
         p[i] = x;
       }

@@ -27,24 +27,45 @@ Config preset(const std::string& name) {
   fail("unknown preset '{}' (expected babyberta, small or tiny)", name);
 }
 
-Scoring parse_scoring(const std::string& s) {
-  if (s == "softmax") return Scoring::softmax;
-  if (s == "ssa") return Scoring::ssa;
-  fail("unknown attention scoring '{}' (expected softmax or ssa)", s);
+std::string scoring_name(Scoring s) {
+  switch (s) {
+    case Scoring::softmax: return "softmax";
+    case Scoring::ssa: return "ssa";
+    case Scoring::softmax_t: return "softmax-t";
+    case Scoring::sparsemax: return "sparsemax";
+    case Scoring::entmax15: return "entmax15";
+    case Scoring::sa_softmax: return "sa-softmax";
+    case Scoring::cosformer: return "cosformer";
+  }
+  return "?";
 }
 
-std::string scoring_name(Scoring s) { return s == Scoring::ssa ? "ssa" : "softmax"; }
+std::string scoring_names() {
+  std::vector<std::string> names;
+  for (Scoring s : kAllScorings) names.push_back(scoring_name(s));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+Scoring parse_scoring(const std::string& s) {
+  for (Scoring k : kAllScorings)
+    if (s == scoring_name(k)) return k;
+  fail("unknown attention scoring '{}' (expected one of {})", s, scoring_names());
+}
 
 std::string Config::label() const {
-  if (scoring != Scoring::ssa) return scoring_name(scoring);
   std::vector<std::string> parts;
-  const SsaSettings d;
-  if (ssa.b_init != d.b_init || ssa.freeze_b)
-    parts.push_back(fmt::format("b={:g}{}", ssa.b_init, ssa.freeze_b ? " frozen" : ""));
-  if (ssa.n_init != d.n_init || ssa.freeze_n)
-    parts.push_back(fmt::format("n={:g}{}", ssa.n_init, ssa.freeze_n ? " frozen" : ""));
-  if (parts.empty()) return "ssa";
-  return fmt::format("ssa({})", fmt::join(parts, ", "));
+  auto add = [&](const char* name, double value, double by_default, bool frozen) {
+    if (value != by_default || frozen)
+      parts.push_back(fmt::format("{}={:g}{}", name, value, frozen ? " frozen" : ""));
+  };
+  if (scoring == Scoring::ssa) {
+    add("b", ssa.b_init, SsaSettings{}.b_init, ssa.freeze_b);
+    add("n", ssa.n_init, SsaSettings{}.n_init, ssa.freeze_n);
+  } else if (scoring == Scoring::softmax_t) {
+    add("τ", temperature.init, TemperatureSettings{}.init, temperature.freeze);
+  }
+  if (parts.empty()) return scoring_name(scoring);
+  return fmt::format("{}({})", scoring_name(scoring), fmt::join(parts, ", "));
 }
 
 int64_t parameter_count(const Config& c) {
@@ -52,7 +73,7 @@ int64_t parameter_count(const Config& c) {
   const int64_t per_layer = 4 * C * C + 4 * C  // q, k, v, output projections
                             + 2 * F * C + F + C  // feed-forward
                             + 4 * C              // two LayerNorms
-                            + (c.scoring == Scoring::ssa ? 2 * H : 0);
+                            + head_value_count(c.scoring) * H;
   return (V + P + 1) * C + 2 * C               // embeddings + LayerNorm
          + int64_t(c.layers) * per_layer + C * C + 3 * C + V;  // layers, LM head
 }
@@ -85,6 +106,9 @@ void Config::validate(const std::string& where) const {
            where, kMaxSsaB, ssa.b_init);
   BB_CHECK(ssa.n_init > 1 && ssa.n_init <= kMaxSsaN, "{}: ssa_n_init must be > 1 and <= {}, got {}",
            where, kMaxSsaN, ssa.n_init);
+  BB_CHECK(temperature.init >= kMinTemperature && temperature.init <= kMaxTemperature,
+           "{}: softmax_t_temperature_init must be between {:g} and {:g}, got {}", where,
+           kMinTemperature, kMaxTemperature, temperature.init);
   const std::pair<const char*, int> ids[] = {{"mask_token_id", mask_id}, {"pad_token_id", pad_id},
                                              {"unk_token_id", unk_id}, {"bos_token_id", bos_id},
                                              {"eos_token_id", eos_id}};
@@ -100,7 +124,7 @@ void Config::validate(const std::string& where) const {
 }
 
 json to_json(const Config& c) {
-  return json{
+  json j{
       {"architectures", {"RobertaForMaskedLM"}},
       {"model_type", "roberta"},
       {"vocab_size", c.vocab_size},
@@ -122,13 +146,21 @@ json to_json(const Config& c) {
       {"bos_token_id", c.bos_id},
       {"eos_token_id", c.eos_id},
       {"attention_scoring", scoring_name(c.scoring)},
-      {"ssa_b_init", c.ssa.b_init},
-      {"ssa_n_init", c.ssa.n_init},
-      {"ssa_freeze_b", c.ssa.freeze_b},
-      {"ssa_freeze_n", c.ssa.freeze_n},
       {"tokenizer", c.tokenizer},
       {"babyberta_format_version", kFormatVersion},
   };
+  // The settings of the function in use only (older files hold ssa_* for every function; they
+  // are still read).
+  if (c.scoring == Scoring::ssa) {
+    j["ssa_b_init"] = c.ssa.b_init;
+    j["ssa_n_init"] = c.ssa.n_init;
+    j["ssa_freeze_b"] = c.ssa.freeze_b;
+    j["ssa_freeze_n"] = c.ssa.freeze_n;
+  } else if (c.scoring == Scoring::softmax_t) {
+    j["softmax_t_temperature_init"] = c.temperature.init;
+    j["softmax_t_freeze_temperature"] = c.temperature.freeze;
+  }
+  return j;
 }
 
 namespace {
@@ -214,6 +246,8 @@ Config config_from_json(const json& j, const std::string& where) {
   f.get("ssa_n_init", c.ssa.n_init);
   f.get("ssa_freeze_b", c.ssa.freeze_b);
   f.get("ssa_freeze_n", c.ssa.freeze_n);
+  f.get("softmax_t_temperature_init", c.temperature.init);
+  f.get("softmax_t_freeze_temperature", c.temperature.freeze);
   if (j.contains("tokenizer")) {
     BB_CHECK(j["tokenizer"].is_object(), "{}: field \"tokenizer\" must be an object, got {}",
              where, j["tokenizer"].dump());

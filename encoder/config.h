@@ -17,6 +17,11 @@ struct SsaSettings {
   bool freeze_n = false;  // SSA-1.5 / SSA-2 of the paper freeze n
 };
 
+struct TemperatureSettings {  // softmax-t: softmax(s / tau), tau = exp(theta) > 0 per head
+  double init = 1.0;
+  bool freeze = false;
+};
+
 struct Config {
   int vocab_size = 8192;
   int hidden = 256;
@@ -30,14 +35,22 @@ struct Config {
   double init_std = 0.02;  // truncated normal at +-2 std
   int mask_id = 0, pad_id = 1, unk_id = 2, bos_id = 3, eos_id = 4;
   Scoring scoring = Scoring::softmax;
-  SsaSettings ssa;
+  SsaSettings ssa;                  // config.json: ssa_* (written for ssa models)
+  TemperatureSettings temperature;  // config.json: softmax_t_* (written for softmax-t models)
   nlohmann::json tokenizer = nlohmann::json::object();  // normalisation settings (tokenizer/)
 
   int max_tokens() const { return max_positions - pad_id - 1; }
-  std::string label() const;  // "softmax", "ssa", "ssa(n=2 frozen)", ...
+  // Whether trainable scoring value `slot` (backend/scoring.h, head_value_count) stays fixed.
+  bool head_value_frozen(int slot) const {
+    if (scoring == Scoring::softmax_t) return temperature.freeze;
+    return slot == 0 ? ssa.freeze_b : ssa.freeze_n;
+  }
+  // "softmax", "ssa", "ssa(n=2 frozen)", "softmax-t(τ=2 frozen)", "sparsemax", ...: the function,
+  // and its settings where they differ from the defaults.
+  std::string label() const;
   // Every size within the bounds below, hidden divisible by heads, layer_norm_eps in (0, 0.1),
   // dropouts in [0, 1), initializer_range in (0, 1], SSA's b in (0, kMaxSsaB] and n in
-  // (1, kMaxSsaN], the five special ids distinct and inside the vocabulary; else a one-line error
+  // (1, kMaxSsaN], softmax-t's tau in [kMinTemperature, kMaxTemperature], the five special ids distinct and inside the vocabulary; else a one-line error
   // "<where>: <field> must be ..., got <value>".
   void validate(const std::string& where) const;
 };
@@ -52,13 +65,17 @@ inline constexpr int kMaxFfn = 1'048'576;
 inline constexpr int kMaxPositions = 16'384;  // dense attention: L^2 scores per head and sequence
 inline constexpr int64_t kMaxParameters = 1'000'000'000;  // 4 GB of float32 weights
 inline constexpr double kMaxSsaB = 1000, kMaxSsaN = 100;
+inline constexpr double kMinTemperature = 1e-3, kMaxTemperature = 1e3;
 
 // The number of parameters of a model of `c` (ParamLayout(c).total), without building the layout.
 int64_t parameter_count(const Config& c);
 
 Config preset(const std::string& name);  // babyberta | small | tiny
+// The --attention / attention_scoring names: softmax ssa softmax-t sparsemax entmax15 sa-softmax
+// cosformer.
 Scoring parse_scoring(const std::string& s);
 std::string scoring_name(Scoring s);
+std::string scoring_names();  // "softmax, ssa, ..., cosformer" (for messages and --help)
 
 nlohmann::json to_json(const Config& c);
 Config config_from_json(const nlohmann::json& j, const std::string& where);

@@ -110,8 +110,11 @@ void Model<T>::init_weights(uint64_t seed) {
         break;
       case ParamKind::bias: std::fill(p, p + t.size, T(0)); break;
       case ParamKind::norm: std::fill(p, p + t.size, T(1)); break;
-      case ParamKind::ssa_b: std::fill(p, p + t.size, T(std::log(cfg_.ssa.b_init))); break;
-      case ParamKind::ssa_n: std::fill(p, p + t.size, T(std::log(cfg_.ssa.n_init - 1))); break;
+      case ParamKind::ssa_b: std::fill(p, p + t.size, T(raw_value(t.kind, cfg_.ssa.b_init))); break;
+      case ParamKind::ssa_n: std::fill(p, p + t.size, T(raw_value(t.kind, cfg_.ssa.n_init))); break;
+      case ParamKind::temperature:
+        std::fill(p, p + t.size, T(raw_value(t.kind, cfg_.temperature.init)));
+        break;
     }
   }
   // The padding rows of the word and position embeddings are zero, as HF initialises them.
@@ -130,15 +133,19 @@ void Model<T>::zero_grads() {
 }
 
 template <typename T>
-T Model<T>::ssa_b(int l, int h) const {
+T Model<T>::head_value(int l, int h, int slot) const {
+  BB_CHECK(slot >= 0 && slot < head_value_count(cfg_.scoring),
+           "internal: {} has no trainable value {}", scoring_name(cfg_.scoring), slot);
+  const ParamKind kind = head_value_kind(cfg_.scoring, slot);
   ParamViews<T> pv(layout_, cfg_, const_cast<T*>(params.data()));
-  return std::exp(pv.layers[l].ssa_beta[h]);
+  const T* raw = slot == 0 ? pv.layers[l].head_raw0 : pv.layers[l].head_raw1;
+  return T(effective_value(kind, raw[h]));
 }
 
 template <typename T>
-T Model<T>::ssa_n(int l, int h) const {
-  ParamViews<T> pv(layout_, cfg_, const_cast<T*>(params.data()));
-  return T(1) + std::exp(pv.layers[l].ssa_nu[h]);
+void Model<T>::observe_attention(AttentionObserver fn) {
+  BB_CHECK(!fn || device_ == Device::cpu, "internal: attention observers run on CPU models only");
+  observer_ = std::move(fn);
 }
 
 template <typename T>
@@ -253,13 +260,15 @@ void Model<T>::run_forward() {
   for (int l = 0; l < cfg_.layers; ++l) {
     const LayerActivations<T> a = act.layer(l);
     const auto& w = pv.layers[l];
-    T* bh = act.ssa_b + l * H;
-    T* nh = act.ssa_n + l * H;
-    if (cfg_.scoring == Scoring::ssa) ops::ssa_effective<T>(bh, nh, w.ssa_beta, w.ssa_nu, H);
+    T* v0 = act.head_v0 + l * H;
+    T* v1 = act.head_v1 + l * H;
+    if (head_value_count(cfg_.scoring) > 0)
+      ops::head_values_effective<T>(v0, v1, w.head_raw0, w.head_raw1, H);
     // Self-attention: fused QKV, scores, scoring, context; dense -> dropout -> + x -> LayerNorm
     linear(a.qkv, a.x, w.qkv_w, w.qkv_b, N, C, 3 * C);
     ops::attention_forward<T>(a.context, a.scores, a.probs, a.probs_mask, a.qkv, shape,
-                              cfg_.scoring, bh, nh, p_att, key(1 + 3 * l));
+                              cfg_.scoring, v0, v1, p_att, key(1 + 3 * l));
+    if (observer_) observer_(l, a.scores, a.probs);
     // Only the scored rows of the last layer reach the LM head: after its attention (which needs
     // every row's keys and values) the last layer continues at those R = M rows only. Their
     // dropout masks are drawn by the same row ids as in the full layout.
@@ -358,17 +367,18 @@ void Model<T>::backward() {
       ops::scatter_rows<T>(t3, t1, in.rows, M, N, C);
       dctx = t2, dresid = t3;
     }
-    T* db = act.d_ssa;
-    T* dn = act.d_ssa + H;
-    ops::fill_zero<T>(db, 2 * H);
-    ops::attention_backward<T>(act.d_qkv, db, dn, act.att_partial, dctx, a.qkv, a.scores, a.probs,
-                               a.probs_mask, shape, cfg_.scoring, act.ssa_b + l * H,
-                               act.ssa_n + l * H);
+    T* dv0 = act.d_head_values;
+    T* dv1 = act.d_head_values + H;
+    ops::fill_zero<T>(dv0, 2 * H);
+    ops::attention_backward<T>(act.d_qkv, dv0, dv1, act.att_partial, dctx, a.qkv, a.scores,
+                               a.probs, a.probs_mask, shape, cfg_.scoring, act.head_v0 + l * H,
+                               act.head_v1 + l * H);
     ops::linear_backward<T>(dx_in, gw.qkv_w, gw.qkv_b, act.d_qkv, a.x, w.qkv_w, N, C, 3 * C);
     ops::add_inplace<T>(dx_in, dresid, NC);
-    if (cfg_.scoring == Scoring::ssa)  // chain rule to the raw values: db/dbeta = b, dn/dnu = n-1
-      ops::ssa_raw_grads<T>(gw.ssa_beta, gw.ssa_nu, db, dn, act.ssa_b + l * H,
-                            act.ssa_n + l * H, H, cfg_.ssa.freeze_b, cfg_.ssa.freeze_n);
+    if (head_value_count(cfg_.scoring) > 0)  // chain rule to the raw values (b, tau: e^raw)
+      ops::head_values_raw_grads<T>(gw.head_raw0, gw.head_raw1, dv0, dv1, act.head_v0 + l * H,
+                                    act.head_v1 + l * H, H, cfg_.head_value_frozen(0),
+                                    cfg_.head_value_frozen(1));
     std::swap(dx, dx_in);
   }
   // Embeddings

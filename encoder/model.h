@@ -3,6 +3,7 @@
 // accumulates parameter gradients. Numerically equal to HF given the same weights.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -66,9 +67,15 @@ class Model {
   // logp(M) = log softmax(logits[m])[targets[m]]: the log-probability of each scored row's
   // target under the last forward (synchronises on CUDA).
   void target_log_probs(const std::vector<int32_t>& targets, std::vector<T>& logp);
-  // Effective SSA values of layer l, head h (b = exp(beta), n = 1 + exp(nu)), from `params`.
-  T ssa_b(int l, int h) const;
-  T ssa_n(int l, int h) const;
+  // Layer l, head h's effective trainable scoring value `slot` (< head_value_count: ssa 0 = b,
+  // 1 = n; softmax-t 0 = tau), from the host params.
+  T head_value(int l, int h, int slot) const;
+  // CPU models: after each layer's attention in run_forward(), `fn(layer, S, P)` receives that
+  // layer's scores and weights of the staged batch, laid out as ops::AttentionShape's stores
+  // (sequence b, head h: an (L_b, L_b) block at sum_{b' < b} H L_b'^2 + h L_b^2); valid only
+  // during the call. Null: none. For inspection (probing/attention_maps.h).
+  using AttentionObserver = std::function<void(int layer, const T* scores, const T* weights)>;
+  void observe_attention(AttentionObserver fn);
 
  private:
   // y(N,out) = x(N,in) W^T + bias. An inference-only CPU float model freezes W on first use
@@ -97,6 +104,7 @@ class Model {
   std::unique_ptr<StagingBlock> inputs_;
   int B_ = 0, N_ = 0, M_ = 0;  // sizes of the staged batch
   bool staged_ = false, train_ = false, has_loss_ = false;
+  AttentionObserver observer_;
 };
 
 }  // namespace bb

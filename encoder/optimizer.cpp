@@ -28,6 +28,7 @@ AdamW::AdamW(const ParamLayout& layout, const Config& config, const OptimConfig&
     double mult = 1.0;
     if (t.kind == ParamKind::ssa_b) mult = config.ssa.freeze_b ? 0.0 : opt.ssa_lr_mult;
     if (t.kind == ParamKind::ssa_n) mult = config.ssa.freeze_n ? 0.0 : opt.ssa_lr_mult;
+    if (t.kind == ParamKind::temperature) mult = config.temperature.freeze ? 0.0 : 1.0;
     if (!groups_.empty() && groups_.back().decay == decay && groups_.back().lr_mult == mult &&
         groups_.back().offset + groups_.back().size == t.offset) {
       groups_.back().size += t.size;

@@ -1,5 +1,8 @@
 #include "encoder/parameters.h"
 
+#include <cmath>
+#include <span>
+
 #include "common/error.h"
 
 namespace bb {
@@ -15,18 +18,20 @@ template <typename T>
 using LayerSlot = T* ParamViews<T>::Layer::*;
 
 // One parameter tensor: its HF name (after the layer prefix inside a layer), shape (rows, cols;
-// cols none: a vector), kind, and the view that points at it (null: none, as for key and value,
-// which follow query in one (3C, C) block).
+// cols none: a vector), kind, the view that points at it (null: none, as for key and value,
+// which follow query in one (3C, C) block) and, for a raw trainable scoring value, the name of
+// its effective value in model.safetensors.
 template <typename S>
 struct Spec {
   const char* name;
   Dim rows, cols;
   ParamKind kind;
   S slot;
+  const char* saved_name = nullptr;  // null: name
 };
 
-// The tables below are the layout, in order: embeddings, per layer kLayer (and kSsa for SSA
-// models), then the head. Names and shapes do not depend on T.
+// The tables below are the layout, in order: embeddings, per layer kLayer (then kSsa for SSA,
+// kTemperature for softmax-t), then the head. Names and shapes do not depend on T.
 template <typename T>
 using PV = ParamViews<T>;
 template <typename T>
@@ -63,9 +68,25 @@ const Spec<LayerSlot<T>> kLayer[] = {
 
 template <typename T>
 const Spec<LayerSlot<T>> kSsa[] = {
-    {"attention.self.ssa_beta", Dim::H, Dim::none, ParamKind::ssa_b, &L<T>::ssa_beta},
-    {"attention.self.ssa_nu", Dim::H, Dim::none, ParamKind::ssa_n, &L<T>::ssa_nu},
+    {"attention.self.ssa_beta", Dim::H, Dim::none, ParamKind::ssa_b, &L<T>::head_raw0,
+     "attention.self.ssa_b"},
+    {"attention.self.ssa_nu", Dim::H, Dim::none, ParamKind::ssa_n, &L<T>::head_raw1,
+     "attention.self.ssa_n"},
 };
+
+template <typename T>
+const Spec<LayerSlot<T>> kTemperature[] = {
+    {"attention.self.log_temperature", Dim::H, Dim::none, ParamKind::temperature,
+     &L<T>::head_raw0, "attention.self.temperature"},
+};
+
+// The per-layer trainable values of c's scoring function (empty: none).
+template <typename T>
+std::span<const Spec<LayerSlot<T>>> head_value_specs(const Config& c) {
+  if (c.scoring == Scoring::ssa) return kSsa<T>;
+  if (c.scoring == Scoring::softmax_t) return kTemperature<T>;
+  return {};
+}
 
 template <typename T>
 const Spec<Slot<T>> kHead[] = {
@@ -93,6 +114,25 @@ int64_t size_of(Dim d, const Config& c) {
 
 }  // namespace
 
+double effective_value(ParamKind k, double raw) {
+  if (k == ParamKind::ssa_b || k == ParamKind::temperature) return std::exp(raw);
+  if (k == ParamKind::ssa_n) return 1 + std::exp(raw);
+  return raw;
+}
+
+double raw_value(ParamKind k, double effective) {
+  if (k == ParamKind::ssa_b || k == ParamKind::temperature) return std::log(effective);
+  if (k == ParamKind::ssa_n) return std::log(effective - 1);
+  return effective;
+}
+
+double effective_lower_bound(ParamKind k) { return k == ParamKind::ssa_n ? 1 : 0; }
+
+ParamKind head_value_kind(Scoring s, int slot) {
+  if (s == Scoring::softmax_t) return ParamKind::temperature;
+  return slot == 0 ? ParamKind::ssa_b : ParamKind::ssa_n;
+}
+
 ParamLayout::ParamLayout(const Config& c) {
   auto add_all = [&](const std::string& prefix, const auto& specs) {
     for (const auto& s : specs) {
@@ -101,14 +141,15 @@ ParamLayout::ParamLayout(const Config& c) {
       int64_t n = 1;
       for (auto d : shape) n *= d;
       index.emplace(prefix + s.name, tensors.size());
-      tensors.push_back({prefix + s.name, std::move(shape), total, n, s.kind});
+      tensors.push_back({prefix + s.name, prefix + (s.saved_name ? s.saved_name : s.name),
+                         std::move(shape), total, n, s.kind});
       total += n;
     }
   };
   add_all("", kEmbeddings<float>);
   for (int l = 0; l < c.layers; ++l) {
     add_all(layer_prefix(l), kLayer<float>);
-    if (c.scoring == Scoring::ssa) add_all(layer_prefix(l), kSsa<float>);
+    add_all(layer_prefix(l), head_value_specs<float>(c));
   }
   add_all("", kHead<float>);
 }
@@ -124,11 +165,10 @@ ParamViews<T>::ParamViews(const ParamLayout& layout, const Config& c, T* base) {
   auto p = [&](const std::string& name) { return base + layout.at(name).offset; };
   for (const auto& s : kEmbeddings<T>) this->*s.slot = p(s.name);
   for (int l = 0; l < c.layers; ++l) {
-    Layer layer{};  // ssa_beta, ssa_nu stay null for softmax
+    Layer layer{};  // head_raw0, head_raw1 stay null without trainable scoring values
     for (const auto& s : kLayer<T>)
       if (s.slot) layer.*s.slot = p(layer_prefix(l) + s.name);
-    if (c.scoring == Scoring::ssa)
-      for (const auto& s : kSsa<T>) layer.*s.slot = p(layer_prefix(l) + s.name);
+    for (const auto& s : head_value_specs<T>(c)) layer.*s.slot = p(layer_prefix(l) + s.name);
     layers.push_back(layer);
   }
   for (const auto& s : kHead<T>) this->*s.slot = p(s.name);

@@ -1,7 +1,8 @@
 // All parameters in one contiguous buffer, named as HF names them. The same layout indexes the
 // gradients and both Adam moments. Inside a layer, query/key/value weights (and biases) are
 // adjacent, so they form one (3C, C) matrix for a fused QKV GEMM.
-// SSA keeps its raw trainable values here: beta (b = exp(beta)) and nu (n = 1 + exp(nu)).
+// The scoring functions' trainable values are kept raw here (SSA's beta and nu, softmax-t's log
+// tau); model.safetensors holds their effective values under their own names (effective_value).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,10 +13,24 @@
 
 namespace bb {
 
-enum class ParamKind { matrix, bias, norm, ssa_b, ssa_n };
+enum class ParamKind { matrix, bias, norm, ssa_b, ssa_n, temperature };
+
+// A scoring function's trainable value: raw here, effective in model.safetensors and the ops.
+constexpr bool is_head_value(ParamKind k) {
+  return k == ParamKind::ssa_b || k == ParamKind::ssa_n || k == ParamKind::temperature;
+}
+// b = exp(raw), tau = exp(raw) (both > 0); n = 1 + exp(raw) (> 1). Other kinds: unchanged.
+double effective_value(ParamKind k, double raw);
+double raw_value(ParamKind k, double effective);
+// Effective values must be above this: 1 for n, 0 for b and tau.
+double effective_lower_bound(ParamKind k);
+// The kind of a scoring function's trainable value `slot` (ssa: ssa_b, ssa_n; softmax-t:
+// temperature).
+ParamKind head_value_kind(Scoring s, int slot);
 
 struct ParamTensor {
   std::string name;
+  std::string saved_name;  // its name in model.safetensors (the effective value's, HF's)
   std::vector<int64_t> shape;
   int64_t offset = 0;
   int64_t size = 0;
@@ -41,7 +56,8 @@ struct ParamViews {
     T *ffn_in_w, *ffn_in_b;  // (F, C), (F)
     T *ffn_out_w, *ffn_out_b;  // (C, F), (C)
     T *ln2_w, *ln2_b;        // (C)
-    T *ssa_beta, *ssa_nu;    // (H) raw; null for softmax
+    T *head_raw0, *head_raw1;  // (H) raw trainable scoring values (ssa: beta, nu; softmax-t:
+                               // log tau, raw1 null); null without them
   };
   T *wte, *wpe, *wtt, *emb_ln_w, *emb_ln_b;  // (V,C), (P,C), (1,C), (C), (C)
   std::vector<Layer> layers;

@@ -96,12 +96,18 @@ void append_unique(std::vector<T>& v, const T& x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
 
+// Whether a group's attention label is exactly "softmax" (not "softmax-t", not
+// "softmax(...)"), possibly followed by ", <what else differs>".
+bool is_softmax_group(const std::string& g) {
+  return g == "softmax" || g.rfind("softmax, ", 0) == 0;
+}
+
 // Groups (softmax first as the baseline, otherwise in file order), paradigms in file order,
 // phenomena sorted.
 void collect_names(Comparison& c, const std::vector<RunResult>& runs) {
   for (const auto& r : runs) append_unique(c.groups, r.group);
   std::stable_sort(c.groups.begin(), c.groups.end(), [](const std::string& a, const std::string& b) {
-    return a.rfind("softmax", 0) == 0 && b.rfind("softmax", 0) != 0;  // softmax is the baseline
+    return is_softmax_group(a) && !is_softmax_group(b);  // softmax is the baseline
   });
   for (const auto& r : runs)
     for (const auto& p : r.paradigms) {

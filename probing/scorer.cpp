@@ -38,9 +38,6 @@ int resolved_batch_tokens(int requested, Device device, const Config& c) {
 }
 }  // namespace
 
-namespace {
-// config.json and tokenizer.model of one model directory must agree on the vocabulary and on the
-// special ids.
 void check_tokenizer_matches(const fs::path& dir, const Config& c, const Tokenizer& tok) {
   const std::string config = (dir / "config.json").string();
   const std::string model = (dir / "tokenizer.model").string();
@@ -54,7 +51,6 @@ void check_tokenizer_matches(const fs::path& dir, const Config& c, const Tokeniz
     BB_CHECK(id == tok.piece_id(piece), "{}: {} {} does not match {} (its {} is {})", config, key,
              id, model, piece, tok.piece_id(piece));
 }
-}  // namespace
 
 Scorer::Scorer(const fs::path& dir, int batch_tokens, Device device) : device_(device) {
   const Config c = read_model_config(dir);

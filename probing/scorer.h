@@ -39,6 +39,11 @@ struct SentenceScore {
 // CUDA: 8,192 (fewer, larger launches).
 int default_batch_tokens(Device device);
 
+// config.json and tokenizer.model of one model directory must agree on the vocabulary and on the
+// special ids; else a one-line error naming both files.
+void check_tokenizer_matches(const std::filesystem::path& dir, const Config& c,
+                             const Tokenizer& tok);
+
 class Scorer {
  public:
   // On Device::cuda one model on the GPU scores every batch; on the CPU one model replica per

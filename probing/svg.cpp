@@ -3,10 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 
 namespace bb {
 
-static std::string escape(const std::string& s) {
+// Ten distinct colours (seaborn "deep"): the seven attention functions never share one.
+static const char* const kColorsOf[] = {"#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",
+                                        "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd"};
+static constexpr int kColors = int(std::size(kColorsOf));
+
+std::string svg_escape(const std::string& s) {
   std::string o;
   for (char ch : s) {
     if (ch == '&') o += "&amp;";
@@ -19,9 +26,8 @@ static std::string escape(const std::string& s) {
 }
 
 std::string bar_chart_svg(const BarChart& c) {
-  static const char* colors[] = {"#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"};
   const int G = int(c.groups.size()), K = int(c.categories.size());
-  const double bar = 14, gap = 12, left = 60, top = 50, plot_h = 320;
+  const double bar = G > 4 ? 10 : 14, gap = 12, left = 60, top = 50, plot_h = 320;
   size_t longest = 0;
   for (const auto& s : c.categories) longest = std::max(longest, s.size());
   const double bottom = 20 + 6.2 * double(longest) * 0.72;  // room for labels at -45 degrees
@@ -38,7 +44,7 @@ std::string bar_chart_svg(const BarChart& c) {
       "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"sans-serif\" font-size=\"11\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{:.0f}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{}</text>\n",
-      width, height, width, height, left, escape(c.title));
+      width, height, width, height, left, svg_escape(c.title));
   for (int p = 0; p <= 100; p += 10) {  // grid and y labels
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
                      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
@@ -53,8 +59,8 @@ std::string bar_chart_svg(const BarChart& c) {
       const double x = x0 + g * bar;
       s += fmt::format("<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
                        "height=\"{:.1f}\" fill=\"{}\"><title>{} / {}: {:.1f} ± {:.1f}</title></rect>\n",
-                       x, y(m), bar - 2, y(0) - y(m), colors[g % 6], escape(c.groups[g]),
-                       escape(c.categories[k]), m, d);
+                       x, y(m), bar - 2, y(0) - y(m), kColorsOf[g % kColors], svg_escape(c.groups[g]),
+                       svg_escape(c.categories[k]), m, d);
       if (d > 0) {
         const double cx = x + (bar - 2) / 2;
         s += fmt::format("<path d=\"M{0:.1f},{1:.1f}V{2:.1f}M{3:.1f},{1:.1f}H{4:.1f}M{3:.1f},"
@@ -64,7 +70,7 @@ std::string bar_chart_svg(const BarChart& c) {
     }
     const double lx = x0 + G * bar / 2, ly = top + plot_h + 12;
     s += fmt::format("<text transform=\"translate({:.1f},{:.1f}) rotate(-45)\" "
-                     "text-anchor=\"end\">{}</text>\n", lx, ly, escape(c.categories[k]));
+                     "text-anchor=\"end\">{}</text>\n", lx, ly, svg_escape(c.categories[k]));
   }
   s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\" "
                    "stroke-dasharray=\"3,3\"/><text x=\"{:.1f}\" y=\"{:.1f}\">chance</text>\n",
@@ -76,13 +82,12 @@ std::string bar_chart_svg(const BarChart& c) {
     const double lx = legend_x, ly = top + 10 + g * 18;
     s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
                      "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
-                     lx, ly, colors[g % 6], lx + 18, ly + 10, escape(c.groups[g]));
+                     lx, ly, kColorsOf[g % kColors], lx + 18, ly + 10, svg_escape(c.groups[g]));
   }
   return s + "</svg>\n";
 }
 
 std::string line_chart_svg(const LineChart& c) {
-  static const char* colors[] = {"#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"};
   const double left = 60, top = 50, w = 480, h = 300, width = left + w + 190, height = top + h + 50;
   double max_step = 1;
   for (const auto& g : c.points)
@@ -93,7 +98,7 @@ std::string line_chart_svg(const LineChart& c) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
       "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" "
       "fill=\"white\"/>\n<text x=\"{:.0f}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{}</text>\n",
-      width, height, left, escape(c.title));
+      width, height, left, svg_escape(c.title));
   for (int p = 0; p <= 100; p += 10)
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
                      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
@@ -110,14 +115,72 @@ std::string line_chart_svg(const LineChart& c) {
     std::string pts;
     for (const auto& [st, a] : c.points[g]) pts += fmt::format("{:.1f},{:.1f} ", x(st), y(a));
     s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
-                     pts, colors[g % 6]);
+                     pts, kColorsOf[g % kColors]);
     for (const auto& [st, a] : c.points[g])
       s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{} step {:.0f}: "
-                       "{:.1f}</title></circle>\n", x(st), y(a), colors[g % 6], escape(c.groups[g]), st, a);
+                       "{:.1f}</title></circle>\n", x(st), y(a), kColorsOf[g % kColors], svg_escape(c.groups[g]), st, a);
     s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
                      "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", left + w + 20, top + 10 + g * 18.0,
-                     colors[g % 6], left + w + 38, top + 20 + g * 18.0, escape(c.groups[g]));
+                     kColorsOf[g % kColors], left + w + 38, top + 20 + g * 18.0, svg_escape(c.groups[g]));
   }
+  return s + "</svg>\n";
+}
+
+std::string panel_chart_svg(const PanelChart& c) {
+  const int P = int(c.panels.size()), cols = std::max(1, std::min(P, 4));
+  const int rows = (P + cols - 1) / cols;
+  const double pw = 200, ph = 150, gap = 50, left = 60, top = 70;
+  const double legend_x = left + cols * (pw + gap);
+  size_t longest = 0;
+  for (const auto& g : c.groups) longest = std::max(longest, g.size());
+  const double width = std::max(legend_x + 40 + 6.5 * double(longest),
+                                left + 9.0 * double(c.title.size()));
+  const double height = top + rows * (ph + gap) + 20;
+  auto axis = [&](double v) { return std::log(c.log1p_x ? 1 + v : v); };
+  double lo = 0, hi = 1;
+  if (!c.x.empty()) {
+    lo = axis(*std::min_element(c.x.begin(), c.x.end()));
+    hi = axis(*std::max_element(c.x.begin(), c.x.end()));
+  }
+  if (hi <= lo) hi = lo + 1;
+  std::string s = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+      "font-family=\"sans-serif\" font-size=\"10\">\n<rect width=\"100%\" height=\"100%\" "
+      "fill=\"white\"/>\n<text x=\"{:.0f}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{}"
+      "</text>\n<text x=\"{:.0f}\" y=\"42\">x: {} (log scale); y: {}</text>\n",
+      width, height, left, svg_escape(c.title), left, svg_escape(c.x_label), svg_escape(c.y_label));
+  for (int p = 0; p < P; ++p) {
+    const double x0 = left + (p % cols) * (pw + gap), y0 = top + (p / cols) * (ph + gap);
+    auto X = [&](double v) { return x0 + pw * (axis(v) - lo) / (hi - lo); };
+    auto Y = [&](double v) { return y0 + ph * (1 - std::clamp(v, 0.0, 1.0)); };
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-weight=\"bold\">{}</text>\n", x0,
+                     y0 - 6, svg_escape(c.panels[p]));
+    for (int k = 0; k <= 4; ++k)  // y grid 0, 0.25, ..., 1
+      s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
+                       "stroke=\"#ddd\"/><text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">"
+                       "{:g}</text>\n", x0, Y(k / 4.0), x0 + pw, Y(k / 4.0), x0 - 4,
+                       Y(k / 4.0) + 3, k / 4.0);
+    for (double v : c.x)  // x ticks at the measured points
+      s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
+                       "stroke=\"#eee\"/><text x=\"{0:.1f}\" y=\"{3:.1f}\" "
+                       "text-anchor=\"middle\">{4:g}</text>\n",
+                       X(v), y0, y0 + ph, y0 + ph + 12, v);
+    s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+                     "fill=\"none\" stroke=\"#999\"/>\n", x0, y0, pw, ph);
+    for (size_t g = 0; g < c.groups.size() && g < c.y[p].size(); ++g) {
+      std::string pts;
+      for (size_t k = 0; k < c.x.size() && k < c.y[p][g].size(); ++k)
+        pts += fmt::format("{:.1f},{:.1f} ", X(c.x[k]), Y(c.y[p][g][k]));
+      s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" "
+                       "stroke-width=\"2\"><title>{}</title></polyline>\n",
+                       pts, kColorsOf[g % kColors], svg_escape(c.groups[g]));
+    }
+  }
+  for (size_t g = 0; g < c.groups.size(); ++g)
+    s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+                     "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", legend_x, top + g * 18.0,
+                     kColorsOf[g % kColors], legend_x + 18, top + 10 + g * 18.0,
+                     svg_escape(c.groups[g]));
   return s + "</svg>\n";
 }
 

@@ -6,6 +6,9 @@
 
 namespace bb {
 
+// Text for SVG/XML: & < > " as entities.
+std::string svg_escape(const std::string& s);
+
 struct BarChart {
   std::string title;
   std::vector<std::string> categories;
@@ -25,5 +28,17 @@ struct LineChart {
 };
 
 std::string line_chart_svg(const LineChart& c);
+
+// Small multiples: one panel per entry of `panels`, a line per group in each, over shared x
+// values drawn on a log axis (of x, or of 1 + x with log1p_x); y from 0 to 1.
+struct PanelChart {
+  std::string title, x_label, y_label;
+  std::vector<std::string> panels, groups;
+  std::vector<double> x;
+  bool log1p_x = false;
+  std::vector<std::vector<std::vector<double>>> y;  // [panel][group][x index]
+};
+
+std::string panel_chart_svg(const PanelChart& c);
 
 }  // namespace bb

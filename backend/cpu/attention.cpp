@@ -1,6 +1,7 @@
 // Multi-head self-attention over packed sequences: one task per (sequence, head), small dense
 // products through Eigen. Scores S and probabilities P for sequence b, head h live at
-// store_at[b] + h*L*L as (L, L) row-major blocks.
+// store_at[b] + h*L*L as (L, L) row-major blocks. cosformer scores relu(q) relu(k)^T (no
+// 1/sqrt(d)); its backward masks dq, dk where q, k <= 0 (ReLU's gradient, 0 at 0 as in PyTorch).
 #include <Eigen/Core>
 #include <cmath>
 
@@ -32,11 +33,18 @@ T* scratch(Buffer<T>& buf, int64_t n) {
   return buf.data();
 }
 
+// The head's trainable values (0 where the function has fewer).
+template <typename T>
+void head_values(T& v0, T& v1, Scoring kind, const T* v0_head, const T* v1_head, int h) {
+  v0 = head_value_count(kind) > 0 ? v0_head[h] : T(0);
+  v1 = head_value_count(kind) > 1 ? v1_head[h] : T(0);
+}
+
 }  // namespace
 
 template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& sh,
-                       Scoring kind, const T* b_head, const T* n_head, float dropout_p,
+                       Scoring kind, const T* v0_head, const T* v1_head, float dropout_p,
                        const uint64_t* key) {
   const int H = sh.H, C = sh.C, d = C / H;
   const T scale = T(1) / std::sqrt(T(d));
@@ -50,10 +58,13 @@ void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const Attentio
     CStrided<T> k(q.data() + C, L, d, Eigen::OuterStride<>(3 * C));
     CStrided<T> v(q.data() + 2 * C, L, d, Eigen::OuterStride<>(3 * C));
     Block<T> s(S + at, L, L);
-    s.noalias() = (q * k.transpose()) * scale;
-    const T bh = kind == Scoring::ssa ? b_head[h] : T(0);
-    const T nh = kind == Scoring::ssa ? n_head[h] : T(0);
-    scoring_forward<T>(P + at, S + at, nullptr, L, L, kind, bh, nh);
+    if (scores_relu_features(kind))
+      s.noalias() = q.cwiseMax(T(0)) * k.cwiseMax(T(0)).transpose();
+    else
+      s.noalias() = (q * k.transpose()) * scale;
+    T v0, v1;
+    head_values(v0, v1, kind, v0_head, v1_head, h);
+    scoring_forward<T>(P + at, S + at, nullptr, L, L, kind, v0, v1);
     Strided<T> out(ctx + int64_t(off) * C + h * d, L, d, Eigen::OuterStride<>(C));
     if (dropout_p > 0) {
       thread_local Buffer<T> buf;
@@ -71,9 +82,9 @@ void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const Attentio
 }
 
 template <typename T>
-void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scr, const T* dctx, const T* qkv,
+void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scr, const T* dctx, const T* qkv,
                         const T* S, const T* P, const T* mask, const AttentionShape& sh,
-                        Scoring kind, const T* b_head, const T* n_head) {
+                        Scoring kind, const T* v0_head, const T* v1_head) {
   const int H = sh.H, C = sh.C, d = C / H, B = sh.B;
   const T scale = T(1) / std::sqrt(T(d));
 #pragma omp parallel for schedule(dynamic, 1)
@@ -99,19 +110,27 @@ void attention_backward(T* dqkv, T* db_head, T* dn_head, T* scr, const T* dctx, 
     dv.noalias() = p.cwiseProduct(m).transpose() * dout;
     dp.noalias() = dout * v.transpose();
     dp.array() *= m.array();
-    const T bh = kind == Scoring::ssa ? b_head[h] : T(0);
-    const T nh = kind == Scoring::ssa ? n_head[h] : T(0);
+    T v0, v1;
+    head_values(v0, v1, kind, v0_head, v1_head, h);
     scoring_backward<T>(ds.data(), &scr[2 * task], &scr[2 * task + 1], dp.data(), P + at, S + at,
-                        nullptr, L, L, kind, bh, nh);
-    // S = q k^T scale  =>  dq = dS k scale, dk = dS^T q scale
-    dq.noalias() = (ds * k) * scale;
-    dk.noalias() = (ds.transpose() * q) * scale;
+                        nullptr, L, L, kind, v0, v1);
+    if (scores_relu_features(kind)) {
+      // S = relu(q) relu(k)^T  =>  dq = (dS relu(k)) * [q > 0], dk = (dS^T relu(q)) * [k > 0]
+      dq.noalias() = ds * k.cwiseMax(T(0));
+      dk.noalias() = ds.transpose() * q.cwiseMax(T(0));
+      dq.array() = (q.array() > T(0)).select(dq.array(), T(0));
+      dk.array() = (k.array() > T(0)).select(dk.array(), T(0));
+    } else {
+      // S = q k^T scale  =>  dq = dS k scale, dk = dS^T q scale
+      dq.noalias() = (ds * k) * scale;
+      dk.noalias() = (ds.transpose() * q) * scale;
+    }
   }
-  if (kind != Scoring::ssa) return;
+  if (head_value_count(kind) == 0) return;
   for (int h = 0; h < H; ++h) {  // fixed order over sequences: deterministic
     for (int b = 0; b < B; ++b) {
-      if (db_head) db_head[h] += scr[2 * (b * H + h)];
-      if (dn_head) dn_head[h] += scr[2 * (b * H + h) + 1];
+      if (dv0_head) dv0_head[h] += scr[2 * (b * H + h)];
+      if (dv1_head) dv1_head[h] += scr[2 * (b * H + h) + 1];
     }
   }
 }

@@ -1,6 +1,9 @@
-// Attention scoring functions, row-wise: softmax and SSA (scaled signed averaging), and SSA's
-// effective parameters b = exp(beta), n = 1 + exp(nu) from its raw trainable ones.
-//   ssa: t = sign(s) n log1p(b|s|), P = softmax(t) = f(s)/sum f with f(x) = (1+b|x|)^(sign(x) n).
+// Attention scoring functions over an (R, L) block of score rows. The softmax family (softmax,
+// SSA, softmax-t: a softmax of t = transform(s)) runs here over the whole block; the others
+// (sparsemax, entmax15, sa-softmax, cosformer) row by row in scoring_rows.h. Also the trainable
+// values' effective form (b = exp(raw), tau = exp(raw), n = 1 + exp(raw)).
+//   ssa:       t = sign(s) n log1p(b|s|), P = softmax(t) = f(s)/sum f, f(x) = (1+b|x|)^(sign(x) n)
+//   softmax-t: t = s / tau
 // The max subtracted is the max of t (SSA is not shift-invariant in s). Masked keys get P = 0 and
 // never pass through the power.
 #include <Eigen/Core>
@@ -9,6 +12,7 @@
 #include <limits>
 
 #include "backend/cpu/ops.h"
+#include "backend/cpu/scoring_rows.h"
 #include "common/buffer.h"
 
 namespace bb::cpu {
@@ -30,22 +34,66 @@ T* aligned_scratch(int arrays, int64_t padded) {
   if (int64_t(buf.size()) < arrays * padded) buf.resize(arrays * padded);
   return buf.data();
 }
+
+bool softmax_family(Scoring k) {
+  return k == Scoring::softmax || k == Scoring::ssa || k == Scoring::softmax_t;
+}
+
+// The other functions, a row at a time; row r is the query at position r (cosformer).
+template <typename T>
+void rows_forward(T* P, const T* S, const uint8_t* valid, int R, int L, Scoring kind) {
+  for (int r = 0; r < R; ++r) {
+    T* p = P + int64_t(r) * L;
+    const T* s = S + int64_t(r) * L;
+    switch (kind) {
+      case Scoring::sparsemax: rows::sparsemax(p, s, valid, L); break;
+      case Scoring::entmax15: rows::entmax15(p, s, valid, L); break;
+      case Scoring::sa_softmax: rows::sa_softmax(p, s, valid, L); break;
+      case Scoring::cosformer: rows::cosformer(p, s, valid, L, r); break;
+      default: break;
+    }
+  }
+}
+
+template <typename T>
+void rows_backward(T* dS, const T* dP, const T* P, const T* S, const uint8_t* valid, int R, int L,
+                   Scoring kind) {
+  for (int r = 0; r < R; ++r) {
+    const int64_t at = int64_t(r) * L;
+    switch (kind) {
+      case Scoring::sparsemax: rows::sparsemax_backward(dS + at, dP + at, P + at, valid, L); break;
+      case Scoring::entmax15: rows::entmax15_backward(dS + at, dP + at, P + at, valid, L); break;
+      case Scoring::sa_softmax:
+        rows::sa_softmax_backward(dS + at, dP + at, P + at, S + at, valid, L);
+        break;
+      case Scoring::cosformer:
+        rows::cosformer_backward(dS + at, dP + at, P + at, S + at, valid, L, r);
+        break;
+      default: break;
+    }
+  }
+}
+
 }  // namespace
 
-// The whole (R, L) block at once where it is elementwise (a row of a Zorro sentence is only ~10
-// wide), in a per-thread scratch block; row loops for the mask, max and sum.
+// The softmax family over the whole (R, L) block at once where it is elementwise (a row of a
+// Zorro sentence is only ~10 wide), in a per-thread scratch block; row loops for the mask, max
+// and sum. v0, v1: ssa's b, n; softmax-t's tau.
 template <typename T>
-void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T b,
-                     T n) {
+void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T v0,
+                     T v1) {
+  if (!softmax_family(kind)) return rows_forward(P, S, key_valid, R, L, kind);
   const int64_t RL = int64_t(R) * L, padded = padded_length(RL);
   T* tp = aligned_scratch<T>(1, padded);
   std::copy(S, S + RL, tp);
   std::fill(tp + RL, tp + padded, T(0));
   AlignedFlat<T> t(tp, padded);
   if (kind == Scoring::ssa) {  // t = sign(s) n log1p(b|s|); sign() would make Eigen go scalar
-    t = (b * t.abs()).log1p() * n;
+    t = (v0 * t.abs()).log1p() * v1;
     for (int64_t e = 0; e < RL; ++e)
       if (S[e] < 0) tp[e] = -tp[e];
+  } else if (kind == Scoring::softmax_t) {
+    t = t / v0;
   }
   constexpr T minus_inf = -std::numeric_limits<T>::infinity();
   for (int r = 0; r < R; ++r) {  // masked keys -> -inf (t was finite); subtract the row's max
@@ -70,11 +118,13 @@ void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, S
 }
 
 template <typename T>
-void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
-                      const uint8_t* key_valid, int R, int L, Scoring kind, T b, T n) {
+void scoring_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
+                      const uint8_t* key_valid, int R, int L, Scoring kind, T v0, T v1) {
+  if (!softmax_family(kind)) return rows_backward(dS, dP, P, S, key_valid, R, L, kind);
   // dL/dt_j = P_j (dP_j - sum_k P_k dP_k); softmax: dS = dt. ssa: dS = dt n b / (1 + b|s|),
-  // dn += dt sign(s) log1p(b|s|), db += dt n s / (1 + b|s|). Masked keys: dS = 0, and their
-  // |s| is taken as 0 below, so they add nothing to db, dn.
+  // dn += dt sign(s) log1p(b|s|), db += dt n s / (1 + b|s|). softmax-t: dS = dt / tau,
+  // dtau += -sum dt s / tau^2. Masked keys: dS = 0, and their s is taken as 0 below, so they add
+  // nothing to the trainable values' gradients.
   for (int r = 0; r < R; ++r) {
     const T* p = P + int64_t(r) * L;
     const T* g = dP + int64_t(r) * L;
@@ -85,6 +135,18 @@ void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
     for (int j = 0; j < L; ++j) d[j] = key_valid && !key_valid[j] ? T(0) : p[j] * (g[j] - dot);
   }
   if (kind == Scoring::softmax) return;
+  if (kind == Scoring::softmax_t) {
+    T acc = 0;
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < L; ++j) {
+        const int64_t e = int64_t(r) * L + j;
+        if (key_valid && !key_valid[j]) continue;
+        acc += dS[e] * S[e];
+        dS[e] /= v0;
+      }
+    if (dv0) *dv0 -= acc / (v0 * v0);
+    return;
+  }
   // The SSA terms over the whole block in aligned scratch (see AlignedFlat): a = |s|, sdt =
   // sign(s) dt, dt itself; padding is 0 and adds nothing.
   const int64_t RL = int64_t(R) * L, padded = padded_length(RL);
@@ -98,28 +160,29 @@ void scoring_backward(T* dS, T* db, T* dn, const T* dP, const T* P, const T* S,
   }
   const AlignedFlat<T> a(ap, padded), sdt(sdtp, padded);
   AlignedFlat<T> dt(dtp, padded);
+  const T b = v0, n = v1;
   const T acc_n = (sdt * (b * a).log1p()).sum();
   const T acc_b = n * (sdt * a / (T(1) + b * a)).sum();
   dt = dt * (n * b) / (T(1) + b * a);
   std::copy(dtp, dtp + RL, dS);
-  if (db) *db += acc_b;
-  if (dn) *dn += acc_n;
+  if (dv0) *dv0 += acc_b;
+  if (dv1) *dv1 += acc_n;
 }
 
 template <typename T>
-void ssa_effective(T* b, T* n, const T* beta, const T* nu, int H) {
+void head_values_effective(T* v0, T* v1, const T* raw0, const T* raw1, int H) {
   for (int h = 0; h < H; ++h) {
-    b[h] = std::exp(beta[h]);
-    n[h] = T(1) + std::exp(nu[h]);
+    v0[h] = std::exp(raw0[h]);
+    if (raw1) v1[h] = T(1) + std::exp(raw1[h]);
   }
 }
 
 template <typename T>
-void ssa_raw_grads(T* dbeta, T* dnu, const T* db, const T* dn, const T* b, const T* n, int H,
-                   bool freeze_b, bool freeze_n) {
+void head_values_raw_grads(T* draw0, T* draw1, const T* dv0, const T* dv1, const T* v0,
+                           const T* v1, int H, bool freeze0, bool freeze1) {
   for (int h = 0; h < H; ++h) {
-    if (!freeze_b) dbeta[h] += db[h] * b[h];
-    if (!freeze_n) dnu[h] += dn[h] * (n[h] - T(1));
+    if (draw0 && !freeze0) draw0[h] += dv0[h] * v0[h];
+    if (draw1 && !freeze1) draw1[h] += dv1[h] * (v1[h] - T(1));
   }
 }
 
@@ -133,11 +196,11 @@ template void scoring_backward<float>(float*, float*, float*, const float*, cons
 template void scoring_backward<double>(double*, double*, double*, const double*, const double*,
                                        const double*, const uint8_t*, int, int, Scoring, double,
                                        double);
-template void ssa_effective<float>(float*, float*, const float*, const float*, int);
-template void ssa_effective<double>(double*, double*, const double*, const double*, int);
-template void ssa_raw_grads<float>(float*, float*, const float*, const float*, const float*,
-                                   const float*, int, bool, bool);
-template void ssa_raw_grads<double>(double*, double*, const double*, const double*, const double*,
-                                    const double*, int, bool, bool);
+template void head_values_effective<float>(float*, float*, const float*, const float*, int);
+template void head_values_effective<double>(double*, double*, const double*, const double*, int);
+template void head_values_raw_grads<float>(float*, float*, const float*, const float*,
+                                           const float*, const float*, int, bool, bool);
+template void head_values_raw_grads<double>(double*, double*, const double*, const double*,
+                                            const double*, const double*, int, bool, bool);
 
 }  // namespace bb::cpu

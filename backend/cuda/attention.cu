@@ -1,12 +1,13 @@
 // Multi-head self-attention over packed sequences: one block per (sequence, head) keeps the
 // sequence's keys and values in shared memory; one warp per query row computes the score row,
-// the scoring function (softmax or SSA in log space), the dropout mask (the CPU's Philox draws)
-// and the context row. Stores S, P and the mask per (b, h) as (L, L) blocks at store_at[b] +
+// the scoring function (scoring_row.cuh), the dropout mask (the CPU's Philox draws) and the
+// context row. cosformer scores relu(q) relu(k)^T without 1/sqrt(d). Stores S, P and the mask per (b, h) as (L, L) blocks at store_at[b] +
 // h*L*L, like backend/cpu/attention.cpp. Sequences of at most kMaxLen tokens.
 #include <cmath>
 
 #include "backend/cuda/kernels.cuh"
 #include "backend/cuda/ops.h"
+#include "backend/cuda/scoring_row.cuh"
 #include "backend/dropout_draw.h"
 
 namespace bb::cuda {
@@ -17,22 +18,40 @@ constexpr int kMaxLen = 128;
 constexpr int kWarps = 4;
 
 // The block's keys and values (rows off..off+L of head h) into shared memory, rows padded to
-// d+1 floats so that lanes reading different rows hit different banks.
+// d+1 floats so that lanes reading different rows hit different banks; keys through ReLU when
+// `relu` (cosformer).
 __device__ void load_keys_values(float* K, float* V, const float* qkv, int off, int L, int h,
-                                 int d, int C) {
+                                 int d, int C, bool relu) {
   for (int e = threadIdx.x; e < L * d; e += blockDim.x) {
     const int j = e / d, k = e % d;
     const float* row = qkv + int64_t(off + j) * 3 * C + h * d;
-    K[j * (d + 1) + k] = row[C + k];
+    K[j * (d + 1) + k] = relu ? fmaxf(row[C + k], 0.f) : row[C + k];
     V[j * (d + 1) + k] = row[2 * C + k];
   }
   __syncthreads();
 }
 
+// The head's trainable values (0 where the function has fewer than `count`).
+__device__ inline void head_values(float& v0, float& v1, int count, const float* v0_head,
+                                   const float* v1_head, int h) {
+  v0 = count > 0 ? v0_head[h] : 0.f;
+  v1 = count > 1 ? v1_head[h] : 0.f;
+}
+
+// What the kernels need to know of a scoring function beyond its kind (host constexprs).
+struct ScoringTraits {
+  Scoring kind;
+  int value_count;  // head_value_count(kind)
+  bool relu;        // scores_relu_features(kind)
+  static ScoringTraits of(Scoring k) {
+    return {k, head_value_count(k), scores_relu_features(k)};
+  }
+};
+
 // Shared memory: K and V (L, d+1), a q row and a P row per warp.
 __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const float* qkv,
                               const int32_t* offsets, const int64_t* store_at, int H, int C,
-                              bool ssa, const float* b_head, const float* n_head,
+                              ScoringTraits fn, const float* v0_head, const float* v1_head,
                               DropoutDraw drop, const uint64_t* key) {
   extern __shared__ float sm[];
   if (drop.on) drop.key = *key;  // device memory: a captured step reads each step's key
@@ -45,37 +64,33 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
   float* V = K + kMaxLen * kd;
   float* qs = V + kMaxLen * kd;
   float* ps = qs + kWarps * d;
-  load_keys_values(K, V, qkv, off, L, h, d, C);
+  const bool relu = fn.relu;
+  const Scoring kind = fn.kind;
+  load_keys_values(K, V, qkv, off, L, h, d, C, relu);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   float* q = qs + warp * d;
   float* pr = ps + warp * kMaxLen;
-  const float scale = 1.f / sqrtf(float(d));
-  const float bh = ssa ? b_head[h] : 0.f, nh = ssa ? n_head[h] : 0.f;
+  const float scale = relu ? 1.f : 1.f / sqrtf(float(d));
+  float v0, v1;
+  head_values(v0, v1, fn.value_count, v0_head, v1_head, h);
   const int64_t at = store_at[b] + int64_t(h) * L * L;
   for (int i = warp; i < L; i += kWarps) {
     const float* qi = qkv + int64_t(off + i) * ld + h * d;
-    for (int k = lane; k < d; k += 32) q[k] = qi[k];
+    for (int k = lane; k < d; k += 32) q[k] = relu ? fmaxf(qi[k], 0.f) : qi[k];
     __syncwarp();
-    float mx = -INFINITY;
     for (int j = lane; j < L; j += 32) {
       float s = 0.f;
       for (int k = 0; k < d; ++k) s += q[k] * K[j * kd + k];
       s *= scale;
       S[at + int64_t(i) * L + j] = s;
-      const float t = ssa ? ssa_logit(s, bh, nh) : s;
-      pr[j] = t;
-      mx = fmaxf(mx, t);
+      pr[j] = s;
     }
-    mx = warp_max(mx);
-    float sum = 0.f;
-    for (int j = lane; j < L; j += 32) {
-      pr[j] = expf(pr[j] - mx);
-      sum += pr[j];
-    }
-    const float inv = 1.f / warp_sum(sum);
+    __syncwarp();
+    warp_score_row(kind, pr, pr, nullptr, L, i, v0, v1);  // scores -> weights in place
+    __syncwarp();
     const uint64_t row = attention_dropout_row(b, H, h, i);
     for (int j = lane; j < L; j += 32) {
-      const float p = pr[j] * inv;
+      const float p = pr[j];
       const float m = drop.mask(row, j);
       P[at + int64_t(i) * L + j] = p;
       mask[at + int64_t(i) * L + j] = m;
@@ -91,14 +106,15 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
   }
 }
 
-// Phase 1, a warp per query row i: dP = (dout v^T) * mask, dt = P (dP - rowsum(P dP)), dS by the
-// scoring function (into dS_store), dq = dS k scale. Phase 2, a warp per key row j:
-// dk = dS^T q scale, dv = (P*mask)^T dout. SSA's db, dn for this (b, h) go to part[2 task + 0/1].
-// Shared memory: K and V (L, d+1), a dout row and a dS row per warp.
+// Phase 1, a warp per query row i: dP = (dout v^T) * mask, dS by the scoring function's backward
+// (into dS_store), dq = dS k scale. Phase 2, a warp per key row j: dk = dS^T q scale,
+// dv = (P*mask)^T dout. cosformer: k and q through ReLU, no scale, and dq, dk masked where
+// q, k <= 0. The trainable values' gradients for this (b, h) go to part[2 task + 0/1].
+// Shared memory: K (through ReLU for cosformer) and V (L, d+1), a dout row and a dS row per warp.
 __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const float* dctx,
                               const float* qkv, const float* S, const float* P, const float* mask,
                               const int32_t* offsets, const int64_t* store_at, int H, int C,
-                              bool ssa, const float* b_head, const float* n_head) {
+                              ScoringTraits fn, const float* v0_head, const float* v1_head) {
   extern __shared__ float sm[];
   __shared__ float warp_parts[kWarps][2];
   const int task = blockIdx.x, b = task / H, h = task % H;
@@ -114,13 +130,16 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
   float* V = K + kMaxLen * kd;
   float* dos = V + kMaxLen * kd;
   float* dss = dos + kWarps * d;
-  load_keys_values(K, V, qkv, off, L, h, d, C);
-  const float scale = 1.f / sqrtf(float(d));
-  const float bh = ssa ? b_head[h] : 0.f, nh = ssa ? n_head[h] : 0.f;
+  const bool relu = fn.relu;
+  const Scoring kind = fn.kind;
+  load_keys_values(K, V, qkv, off, L, h, d, C, relu);
+  const float scale = relu ? 1.f : 1.f / sqrtf(float(d));
+  float v0, v1;
+  head_values(v0, v1, fn.value_count, v0_head, v1_head, h);
   const int64_t at = store_at[b] + int64_t(h) * L * L;
   float* dout = dos + warp * d;
   float* ds = dss + warp * kMaxLen;
-  float acc_b = 0.f, acc_n = 0.f;
+  float acc0 = 0.f, acc1 = 0.f;
   for (int i = warp; i < L; i += kWarps) {
     const float* di = dctx + int64_t(off + i) * C + h * d;
     for (int k = lane; k < d; k += 32) dout[k] = di[k];
@@ -128,38 +147,26 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
     const float* p = P + at + int64_t(i) * L;
     const float* m = mask + at + int64_t(i) * L;
     const float* s = S + at + int64_t(i) * L;
-    float dot = 0.f;
     for (int j = lane; j < L; j += 32) {
       float g = 0.f;
       for (int k = 0; k < d; ++k) g += dout[k] * V[j * kd + k];
-      g *= m[j];
-      ds[j] = g;
-      dot += p[j] * g;
-    }
-    dot = warp_sum(dot);
-    for (int j = lane; j < L; j += 32) {
-      const float dt = p[j] * (ds[j] - dot);
-      float dsj = dt;
-      if (ssa) {
-        const float inv = 1.f / (1.f + bh * fabsf(s[j]));
-        dsj = dt * nh * bh * inv;
-        acc_n += dt * sign_of(s[j]) * log1pf(bh * fabsf(s[j]));
-        acc_b += dt * nh * s[j] * inv;
-      }
-      ds[j] = dsj;
-      dS_store[at + int64_t(i) * L + j] = dsj;
+      ds[j] = g * m[j];
     }
     __syncwarp();
+    warp_score_row_backward(kind, ds, ds, p, s, nullptr, L, i, v0, v1, acc0, acc1);  // dP -> dS
+    __syncwarp();
+    for (int j = lane; j < L; j += 32) dS_store[at + int64_t(i) * L + j] = ds[j];
+    const float* qi = qkv + int64_t(off + i) * ld + h * d;
     for (int k = lane; k < d; k += 32) {
       float acc = 0.f;
       for (int j = 0; j < L; ++j) acc += ds[j] * K[j * kd + k];
-      dqkv[int64_t(off + i) * ld + h * d + k] = acc * scale;
+      dqkv[int64_t(off + i) * ld + h * d + k] = relu && qi[k] <= 0.f ? 0.f : acc * scale;
     }
     __syncwarp();
   }
-  acc_b = warp_sum(acc_b);
-  acc_n = warp_sum(acc_n);
-  if (lane == 0) warp_parts[warp][0] = acc_b, warp_parts[warp][1] = acc_n;
+  acc0 = warp_sum(acc0);
+  acc1 = warp_sum(acc1);
+  if (lane == 0) warp_parts[warp][0] = acc0, warp_parts[warp][1] = acc1;
   __syncthreads();  // dS_store rows and warp_parts complete
   if (threadIdx.x == 0) {
     float sb = 0.f, sn = 0.f;
@@ -172,23 +179,25 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
       float dk = 0.f, dv = 0.f;
       for (int i = 0; i < L; ++i) {
         const int64_t ij = at + int64_t(i) * L + j;
-        dk += dS_store[ij] * qkv[int64_t(off + i) * ld + h * d + k];
+        const float qik = qkv[int64_t(off + i) * ld + h * d + k];
+        dk += dS_store[ij] * (relu ? fmaxf(qik, 0.f) : qik);
         dv += P[ij] * mask[ij] * dctx[int64_t(off + i) * C + h * d + k];
       }
-      dqkv[int64_t(off + j) * ld + C + h * d + k] = dk * scale;
+      const float kjk = qkv[int64_t(off + j) * ld + C + h * d + k];
+      dqkv[int64_t(off + j) * ld + C + h * d + k] = relu && kjk <= 0.f ? 0.f : dk * scale;
       dqkv[int64_t(off + j) * ld + 2 * C + h * d + k] = dv;
     }
   }
 }
 
-// db_head[h] += sum_b part[2(b H + h)], dn likewise; sequences in order (deterministic).
-__global__ void sum_head_parts(float* db_head, float* dn_head, const float* part, int B, int H) {
+// dv0_head[h] += sum_b part[2(b H + h)], dv1 likewise; sequences in order (deterministic).
+__global__ void sum_head_parts(float* dv0_head, float* dv1_head, const float* part, int B, int H) {
   const int h = threadIdx.x;
   if (h >= H) return;
-  float sb = 0.f, sn = 0.f;
-  for (int b = 0; b < B; ++b) sb += part[2 * (b * H + h)], sn += part[2 * (b * H + h) + 1];
-  if (db_head) db_head[h] += sb;
-  if (dn_head) dn_head[h] += sn;
+  float s0 = 0.f, s1 = 0.f;
+  for (int b = 0; b < B; ++b) s0 += part[2 * (b * H + h)], s1 += part[2 * (b * H + h) + 1];
+  if (dv0_head) dv0_head[h] += s0;
+  if (dv1_head) dv1_head[h] += s1;
 }
 
 template <typename Kernel>
@@ -201,22 +210,22 @@ void allow_shared(Kernel k, size_t bytes) {
 }  // namespace
 
 void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
-                       const ops::AttentionShape& sh, Scoring kind, const float* b_head,
-                       const float* n_head, float dropout_p, const uint64_t* key) {
+                       const ops::AttentionShape& sh, Scoring kind, const float* v0_head,
+                       const float* v1_head, float dropout_p, const uint64_t* key) {
   if (sh.B == 0) return;
   const int d = sh.C / sh.H;
   const size_t smem = sizeof(float) * (2 * kMaxLen * (d + 1) + kWarps * d + kWarps * kMaxLen);
   allow_shared(attention_fwd, smem);
   attention_fwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
-      ctx, S, P, mask, qkv, sh.offsets, sh.store_at, sh.H, sh.C, kind == Scoring::ssa, b_head,
-      n_head, DropoutDraw::make(dropout_p, 0), key);
+      ctx, S, P, mask, qkv, sh.offsets, sh.store_at, sh.H, sh.C, ScoringTraits::of(kind),
+      v0_head, v1_head, DropoutDraw::make(dropout_p, 0), key);
   launched("attention_fwd");
 }
 
-void attention_backward(float* dqkv, float* db_head, float* dn_head, float* scratch,
+void attention_backward(float* dqkv, float* dv0_head, float* dv1_head, float* scratch,
                         const float* dctx, const float* qkv, const float* S, const float* P,
                         const float* mask, const ops::AttentionShape& sh, Scoring kind,
-                        const float* b_head, const float* n_head) {
+                        const float* v0_head, const float* v1_head) {
   if (sh.B == 0) return;
   const int d = sh.C / sh.H;
   const size_t smem = sizeof(float) * (2 * kMaxLen * (d + 1) + kWarps * d + kWarps * kMaxLen);
@@ -226,10 +235,10 @@ void attention_backward(float* dqkv, float* db_head, float* dn_head, float* scra
       workspace(sizeof(float) * size_t(sh.B) * sh.H * kMaxLen * kMaxLen));
   attention_bwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
       dqkv, scratch, dS, dctx, qkv, S, P, mask, sh.offsets, sh.store_at, sh.H, sh.C,
-      kind == Scoring::ssa, b_head, n_head);
+      ScoringTraits::of(kind), v0_head, v1_head);
   launched("attention_bwd");
-  if (kind == Scoring::ssa && (db_head || dn_head)) {
-    sum_head_parts<<<1, 32 * ((sh.H + 31) / 32), 0, stream()>>>(db_head, dn_head, scratch, sh.B,
+  if (head_value_count(kind) > 0 && (dv0_head || dv1_head)) {
+    sum_head_parts<<<1, 32 * ((sh.H + 31) / 32), 0, stream()>>>(dv0_head, dv1_head, scratch, sh.B,
                                                                  sh.H);
     launched("sum_head_parts");
   }

@@ -41,26 +41,26 @@ void dropout_backward(float* dx, const float* dout, const float* mask, int64_t n
 void gather_rows(float* out, const float* x, const int32_t* rows, int M, int C);
 void scatter_rows(float* dx, const float* d, const int32_t* rows, int M, int N, int C);
 void fill_zero(float* p, int64_t n);
-void ssa_effective(float* b, float* n, const float* beta, const float* nu, int H);
-void ssa_raw_grads(float* dbeta, float* dnu, const float* db, const float* dn, const float* b,
-                   const float* n, int H, bool freeze_b, bool freeze_n);
+void head_values_effective(float* v0, float* v1, const float* raw0, const float* raw1, int H);
+void head_values_raw_grads(float* draw0, float* draw1, const float* dv0, const float* dv1,
+                           const float* v0, const float* v1, int H, bool freeze0, bool freeze1);
 
-// b, n: host scalars; db, dn: device pointers (+=), may be null.
+// v0, v1: host scalars; dv0, dv1: device pointers (+=), may be null.
 void scoring_forward(float* P, const float* S, const uint8_t* key_valid, int R, int L,
-                     Scoring kind, float b, float n);
-void scoring_backward(float* dS, float* db, float* dn, const float* dP, const float* P,
+                     Scoring kind, float v0, float v1);
+void scoring_backward(float* dS, float* dv0, float* dv1, const float* dP, const float* P,
                       const float* S, const uint8_t* key_valid, int R, int L, Scoring kind,
-                      float b, float n);
+                      float v0, float v1);
 
 // One block per (sequence, head); sequences of at most 128 tokens, head size at most 128.
-// shape.B and shape.H are host values; b_head, n_head, db_head, dn_head are device (H) arrays.
+// shape.B and shape.H are host values; v0_head, v1_head, dv0_head, dv1_head are device (H) arrays.
 void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
-                       const ops::AttentionShape& shape, Scoring kind, const float* b_head,
-                       const float* n_head, float dropout_p, const uint64_t* key);
-void attention_backward(float* dqkv, float* db_head, float* dn_head, float* scratch,
+                       const ops::AttentionShape& shape, Scoring kind, const float* v0_head,
+                       const float* v1_head, float dropout_p, const uint64_t* key);
+void attention_backward(float* dqkv, float* dv0_head, float* dv1_head, float* scratch,
                         const float* dctx, const float* qkv, const float* S, const float* P,
                         const float* mask, const ops::AttentionShape& shape, Scoring kind,
-                        const float* b_head, const float* n_head);
+                        const float* v0_head, const float* v1_head);
 
 void cross_entropy_forward(float* loss, float* lse, const float* logits, const int32_t* targets,
                            int M, int V);

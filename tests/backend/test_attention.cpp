@@ -1,8 +1,9 @@
-// Fused multi-head attention over packed sequences: finite differences (softmax and SSA, with
-// attention dropout), equality with the same attention composed from elementary ops on a padded
+// Fused multi-head attention over packed sequences: finite differences (all seven scoring
+// functions, with attention dropout), equality with the same attention composed from elementary ops on a padded
 // layout with a key mask, and independence from the other sequences in the batch.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -39,15 +40,15 @@ Packed make_packed(const std::vector<int>& lens, int H, int C) {
 
 }  // namespace
 
-TEST_CASE("attention gradients match finite differences (qkv, b, n; with dropout)") {
+TEST_CASE("attention gradients match finite differences (qkv, trainable values; with dropout)") {
   const int H = 2, C = 6;
   const Packed pk = make_packed({1, 4, 7}, H, C);
-  for (Scoring kind : {Scoring::softmax, Scoring::ssa}) {
+  for (Scoring kind : bb::kAllScorings) {
     for (float p : {0.0f, 0.3f}) {
       CAPTURE(int(kind));
       CAPTURE(p);
       auto qkv = random_vector(int64_t(pk.N()) * 3 * C, 11, -2, 2);
-      std::vector<double> b = {0.8, 1.7}, n = {1.3, 2.2};
+      std::vector<double> b = {0.8, 1.7}, n = {1.3, 2.2};  // v0 (ssa b, softmax-t tau), v1
       const auto w = random_vector(int64_t(pk.N()) * C, 12);
       std::vector<double> ctx(pk.N() * C), S(pk.store()), P(pk.store()), M(pk.store());
       const uint64_t key = 99;
@@ -62,10 +63,8 @@ TEST_CASE("attention gradients match finite differences (qkv, b, n; with dropout
                                       qkv.data(), S.data(), P.data(), M.data(), pk.shape(), kind,
                                       b.data(), n.data());
       CHECK(fd_max_rel_error(qkv, dqkv, loss) < 1e-6);
-      if (kind == Scoring::ssa) {
-        CHECK(fd_max_rel_error(b, db, loss) < 1e-6);
-        CHECK(fd_max_rel_error(n, dn, loss) < 1e-6);
-      }
+      if (bb::head_value_count(kind) > 0) CHECK(fd_max_rel_error(b, db, loss) < 1e-6);
+      if (bb::head_value_count(kind) > 1) CHECK(fd_max_rel_error(n, dn, loss) < 1e-6);
     }
   }
 }
@@ -74,8 +73,9 @@ TEST_CASE("fused attention equals attention composed from gemm + scoring on a pa
   const int H = 2, C = 8, d = C / H, T = 5;  // T: padded length
   const std::vector<int> lens = {5, 2, 3};
   const Packed pk = make_packed(lens, H, C);
-  for (Scoring kind : {Scoring::softmax, Scoring::ssa}) {
+  for (Scoring kind : bb::kAllScorings) {
     CAPTURE(int(kind));
+    const bool relu = bb::scores_relu_features(kind);  // cosformer: relu(q) relu(k)^T, no scale
     const auto qkv = random_vector(int64_t(pk.N()) * 3 * C, 21, -2, 2);
     const auto dctx = random_vector(int64_t(pk.N()) * C, 22);
     const std::vector<double> b = {0.6, 1.4}, n = {1.5, 2.5};
@@ -97,14 +97,14 @@ TEST_CASE("fused attention equals attention composed from gemm + scoring on a pa
         for (int i = 0; i < L; ++i)
           for (int c = 0; c < d; ++c) {
             const int64_t r = int64_t(off + i) * 3 * C + h * d + c;
-            q[i * d + c] = qkv[r];
-            k[i * d + c] = qkv[r + C];
+            q[i * d + c] = relu ? std::max(qkv[r], 0.0) : qkv[r];
+            k[i * d + c] = relu ? std::max(qkv[r + C], 0.0) : qkv[r + C];
             v[i * d + c] = qkv[r + 2 * C];
             g[i * d + c] = dctx[int64_t(off + i) * C + h * d + c];
           }
         std::vector<double> Sp(T * T), Pp(T * T), o(T * d), dP(T * T), dS(T * T), dq(T * d),
             dk(T * d), dv(T * d);
-        const double scale = 1 / std::sqrt(double(d));
+        const double scale = relu ? 1.0 : 1 / std::sqrt(double(d));
         ops::gemm<double>(false, true, T, T, d, scale, q.data(), d, k.data(), d, 0, Sp.data(), T);
         ops::scoring_forward<double>(Pp.data(), Sp.data(), valid.data(), T, T, kind, b[h], n[h]);
         ops::gemm<double>(false, false, T, d, T, 1, Pp.data(), T, v.data(), d, 0, o.data(), d);
@@ -119,6 +119,8 @@ TEST_CASE("fused attention equals attention composed from gemm + scoring on a pa
         for (int i = 0; i < L; ++i)
           for (int c = 0; c < d; ++c) {
             const int64_t r = int64_t(off + i) * 3 * C + h * d + c;
+            if (relu && qkv[r] <= 0) dq[i * d + c] = 0;  // ReLU's gradient
+            if (relu && qkv[r + C] <= 0) dk[i * d + c] = 0;
             CHECK(ctx[int64_t(off + i) * C + h * d + c] == doctest::Approx(o[i * d + c]).epsilon(1e-12));
             CHECK(dqkv[r] == doctest::Approx(dq[i * d + c]).epsilon(1e-10));
             CHECK(dqkv[r + C] == doctest::Approx(dk[i * d + c]).epsilon(1e-10));
@@ -126,11 +128,10 @@ TEST_CASE("fused attention equals attention composed from gemm + scoring on a pa
           }
       }
     }
-    if (kind == Scoring::ssa)
-      for (int h = 0; h < H; ++h) {
-        CHECK(db[h] == doctest::Approx(cdb[h]).epsilon(1e-10));
-        CHECK(dn[h] == doctest::Approx(cdn[h]).epsilon(1e-10));
-      }
+    for (int h = 0; h < H; ++h) {
+      CHECK(db[h] == doctest::Approx(cdb[h]).epsilon(1e-10));
+      CHECK(dn[h] == doctest::Approx(cdn[h]).epsilon(1e-10));
+    }
   }
 }
 

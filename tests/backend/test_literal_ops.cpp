@@ -53,21 +53,27 @@ TEST_CASE("ssa rows with known b, n: P = f(s) / sum f, f(x) = (1 + b|x|)^(sign(x
   });
 }
 
-TEST_CASE("ssa_effective and ssa_raw_grads on known values") {
+TEST_CASE("head_values_effective and head_values_raw_grads on known values") {
   on_each_device([](OnDevice& on) {
     float *b = on.zeros<float>(2), *n = on.zeros<float>(2);
-    // b = exp(beta), n = 1 + exp(nu)
-    ops::ssa_effective<float>(b, n, on.copy<float>({0, std::log(2.f)}),
-                              on.copy<float>({0, std::log(0.5f)}), 2);
+    // b = exp(beta), n = 1 + exp(nu); without raw1 (softmax-t's tau alone) v1 is left as it is
+    ops::head_values_effective<float>(b, n, on.copy<float>({0, std::log(2.f)}),
+                                      on.copy<float>({0, std::log(0.5f)}), 2);
     check_close(on.read(b, 2), {1, 2});
     check_close(on.read(n, 2), {2, 1.5});
+    float* tau = on.zeros<float>(2);
+    float* untouched = on.copy<float>({7, 7});
+    ops::head_values_effective<float>(tau, untouched, on.copy<float>({std::log(3.f), 0}), nullptr,
+                                      2);
+    check_close(on.read(tau, 2), {3, 1});
+    check_close(on.read(untouched, 2), {7, 7});
     // dbeta += db b, dnu += dn (n - 1), each skipped when frozen
     const float *db = on.copy<float>({0.5f, 2}), *dn = on.copy<float>({3, -1});
     const float *bv = on.copy<float>({2, 0.25f}), *nv = on.copy<float>({1.5f, 3});
     for (bool freeze_b : {false, true})
       for (bool freeze_n : {false, true}) {
         float *dbeta = on.copy<float>({1, 1}), *dnu = on.copy<float>({0, 0});
-        ops::ssa_raw_grads<float>(dbeta, dnu, db, dn, bv, nv, 2, freeze_b, freeze_n);
+        ops::head_values_raw_grads<float>(dbeta, dnu, db, dn, bv, nv, 2, freeze_b, freeze_n);
         using V = std::vector<double>;
         check_close(on.read(dbeta, 2), freeze_b ? V{1, 1} : V{2, 1.5});
         check_close(on.read(dnu, 2), freeze_n ? V{0, 0} : V{1.5, -2});

@@ -203,19 +203,20 @@ TEST_CASE("residual add") {
   CHECK(y == std::vector<double>{1.5, 0, 13});
 }
 
-TEST_CASE("ssa parameters: ssa_raw_grads is the chain rule through ssa_effective") {
+TEST_CASE("trainable scoring values: head_values_raw_grads is the chain rule through "
+          "head_values_effective") {
   // loss = sum_h wb_h b_h + wn_h n_h, b = exp(beta), n = 1 + exp(nu): dloss/db = wb, dloss/dn = wn
   const int H = 3;
   auto beta = random_vector(H, 1), nu = random_vector(H, 2);
   const auto wb = random_vector(H, 3), wn = random_vector(H, 4);
   std::vector<double> b(H), n(H), dbeta(H, 0.0), dnu(H, 0.0);
   auto loss = [&] {
-    ops::ssa_effective<double>(b.data(), n.data(), beta.data(), nu.data(), H);
+    ops::head_values_effective<double>(b.data(), n.data(), beta.data(), nu.data(), H);
     return dot(wb, b.data()) + dot(wn, n.data());
   };
   loss();
-  ops::ssa_raw_grads<double>(dbeta.data(), dnu.data(), wb.data(), wn.data(), b.data(), n.data(),
-                             H, false, false);
+  ops::head_values_raw_grads<double>(dbeta.data(), dnu.data(), wb.data(), wn.data(), b.data(),
+                                     n.data(), H, false, false);
   CHECK(fd_max_rel_error(beta, dbeta, loss) < 1e-6);
   CHECK(fd_max_rel_error(nu, dnu, loss) < 1e-6);
 }

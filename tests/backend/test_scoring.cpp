@@ -1,5 +1,6 @@
 // Scoring functions: hand-computed rows (a padded key, a zero score, a negative score) and
-// finite-difference gradients for dS, db, dn with padding.
+// finite-difference gradients for dS and every trainable value, with padding, for all seven.
+// The five functions beyond softmax and SSA on literal rows: test_scoring_functions.cpp.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -53,46 +54,38 @@ TEST_CASE("ssa is not shift-invariant and stays finite at extreme scores") {
   CHECK(pb[0] == doctest::Approx(1.0f));
 }
 
-TEST_CASE("a row whose keys are all padded is all zero, with zero gradient") {
-  const double S[2] = {0.3, -0.1};
-  const uint8_t valid[2] = {0, 0};
-  double P[2], dS[2], dP[2] = {1, 2}, db = 0, dn = 0;
-  bb::ops::scoring_forward<double>(P, S, valid, 1, 2, Scoring::ssa, 1.0, 1.5);
-  bb::ops::scoring_backward<double>(dS, &db, &dn, dP, P, S, valid, 1, 2, Scoring::ssa, 1.0, 1.5);
-  CHECK(P[0] == 0.0);
-  CHECK(P[1] == 0.0);
-  CHECK(dS[0] == 0.0);
-  CHECK(dS[1] == 0.0);
-  CHECK(db == 0.0);
-  CHECK(dn == 0.0);
-}
-
 TEST_CASE("scoring gradients match central finite differences (with padded keys)") {
   const int R = 3, L = 6;
   const std::vector<uint8_t> valid = {1, 1, 0, 1, 1, 0};
-  for (Scoring kind : {Scoring::softmax, Scoring::ssa}) {
+  for (Scoring kind : bb::kAllScorings) {
     CAPTURE(int(kind));
     std::vector<double> S = bb::test::random_vector(R * L, 1, -3, 3);
+    if (kind == Scoring::cosformer)  // scores of ReLU features: >= 0
+      for (double& x : S) x = std::abs(x);
     S[1] = 0.0;  // a zero score: the derivative there is n b from both sides
+    S[3] = 2.5, S[4] = -1.0;  // the zero is neither the row's max nor its min: sa-softmax has
+                              // kinks at hi = max(0, max s) = 0 and lo = min(0, min s) = 0
     const std::vector<double> w = bb::test::random_vector(R * L, 2);
-    std::vector<double> bn = {0.7, 1.8};  // b, n
+    // v0, v1: ssa's b, n; softmax-t's tau (and an unused second value)
+    std::vector<double> v = {0.7, 1.8};
     std::vector<double> P(R * L), dS(R * L);
     auto loss = [&] {
-      bb::ops::scoring_forward<double>(P.data(), S.data(), valid.data(), R, L, kind, bn[0], bn[1]);
+      bb::ops::scoring_forward<double>(P.data(), S.data(), valid.data(), R, L, kind, v[0], v[1]);
       return bb::test::dot(w, P.data());
     };
     loss();
-    double db = 0, dn = 0;
-    bb::ops::scoring_backward<double>(dS.data(), &db, &dn, w.data(), P.data(), S.data(),
-                                      valid.data(), R, L, kind, bn[0], bn[1]);
+    double dv0 = 0, dv1 = 0;
+    bb::ops::scoring_backward<double>(dS.data(), &dv0, &dv1, w.data(), P.data(), S.data(),
+                                      valid.data(), R, L, kind, v[0], v[1]);
     for (int r = 0; r < R; ++r)
       for (int j = 0; j < L; ++j)
         if (!valid[j]) CHECK(dS[r * L + j] == 0.0);
-    // 1e-5: at s = 0, t is C1 but not C2, so the difference quotient is off by about b h / 2.
+    // 1e-5: at s = 0, ssa's t is C1 but not C2, so the difference quotient is off by about b h / 2.
     CHECK(bb::test::fd_max_rel_error(S, dS, loss) < 1e-5);
-    if (kind == Scoring::ssa) {
-      const std::vector<double> dbn = {db, dn};
-      CHECK(bb::test::fd_max_rel_error(bn, dbn, loss) < 1e-6);
-    }
+    // An unused value: the loss does not move with it, and its gradient is exactly 0.
+    const std::vector<double> dv = {dv0, dv1};
+    CHECK(bb::test::fd_max_rel_error(v, dv, loss) < 1e-6);
+    if (bb::head_value_count(kind) < 2) CHECK(dv1 == 0.0);
+    if (bb::head_value_count(kind) < 1) CHECK(dv0 == 0.0);
   }
 }

@@ -28,9 +28,9 @@ Config tiny_config(Scoring scoring) {
 }
 }  // namespace
 
-TEST_CASE("one training step of tiny on CUDA equals the CPU's (softmax and SSA, dropout on)") {
+TEST_CASE("one training step of tiny on CUDA equals the CPU's (all seven functions, dropout on)") {
   SKIP_WITHOUT_CUDA_DEVICE();
-  for (Scoring scoring : {Scoring::softmax, Scoring::ssa}) {
+  for (Scoring scoring : kAllScorings) {
     CAPTURE(int(scoring));
     const Config c = tiny_config(scoring);
     Batch batch;
@@ -67,11 +67,11 @@ TEST_CASE("one training step of tiny on CUDA equals the CPU's (softmax and SSA, 
   }
 }
 
-TEST_CASE("training with CUDA graphs follows the CPU step for step (softmax and SSA)") {
+TEST_CASE("training with CUDA graphs follows the CPU step for step (all seven functions)") {
   // Batches padded to fixed shapes, each shape run eagerly once, then captured and replayed:
   // every logged loss and gradient norm must be the CPU's.
   SKIP_WITHOUT_CUDA_DEVICE();
-  for (Scoring scoring : {Scoring::softmax, Scoring::ssa}) {
+  for (Scoring scoring : kAllScorings) {
     CAPTURE(int(scoring));
     const Config c = tiny_config(scoring);
     TrainOptions o;

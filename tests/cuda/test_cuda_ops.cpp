@@ -144,16 +144,20 @@ TEST_CASE("cuda layernorm, gelu, residual add and dropout") {
   }
 }
 
-TEST_CASE("cuda scoring rows: softmax and SSA with masked keys") {
+TEST_CASE("cuda scoring rows: all seven functions with masked keys") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const int R = 9, L = 70;
   std::vector<uint8_t> valid(L, 1);
   for (int j = 50; j < L; ++j) valid[j] = 0;  // padded keys
-  const auto S = random_floats(R * L, 1, -4, 4), dP = random_floats(R * L, 2);
-  auto gS = dev(S), gdP = dev(dP);
+  const auto signed_scores = random_floats(R * L, 1, -4, 4), dP = random_floats(R * L, 2);
+  auto gdP = dev(dP);
   auto gvalid = dev(valid);
-  for (Scoring kind : {Scoring::softmax, Scoring::ssa}) {
+  for (Scoring kind : bb::kAllScorings) {
     CAPTURE(int(kind));
+    std::vector<float> S = signed_scores;
+    if (bb::scores_relu_features(kind))  // cosformer scores ReLU features: >= 0
+      for (float& x : S) x = std::abs(x);
+    auto gS = dev(S);
     std::vector<float> P(R * L), dS(R * L), db = {0.25f}, dn = {-0.5f};
     DeviceArray<float> gP(P.size()), gdS(dS.size());
     auto gdb = dev(db), gdn = dev(dn);
@@ -173,7 +177,7 @@ TEST_CASE("cuda scoring rows: softmax and SSA with masked keys") {
   }
 }
 
-TEST_CASE("cuda attention at lengths 1, 7, 64, 128: softmax and SSA, with and without dropout") {
+TEST_CASE("cuda attention at lengths 1, 7, 64, 128: all seven functions, with and without dropout") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const int H = 8, C = 256;
   const std::vector<int> lens = {1, 7, 64, 128, 3};
@@ -195,7 +199,7 @@ TEST_CASE("cuda attention at lengths 1, 7, 64, 128: softmax and SSA, with and wi
   auto gqkv = dev(qkv), gdctx = dev(dctx), gbh = dev(bh), gnh = dev(nh);
   const uint64_t key = 77;
   auto gkey = dev(std::vector<uint64_t>{key});
-  for (Scoring kind : {Scoring::softmax, Scoring::ssa})
+  for (Scoring kind : bb::kAllScorings)
     for (float p : {0.0f, 0.1f}) {
       CAPTURE(int(kind));
       CAPTURE(p);
@@ -219,10 +223,8 @@ TEST_CASE("cuda attention at lengths 1, 7, 64, 128: softmax and SSA, with and wi
                              gqkv.data(), gS.data(), gP.data(), gM.data(), dev_shape, kind,
                              gbh.data(), gnh.data());
       CHECK(rel_err(gdqkv.download(), dqkv) <= kTol);
-      if (kind == Scoring::ssa) {
-        CHECK(rel_err(gdb.download(), db) <= kTol);
-        CHECK(rel_err(gdn.download(), dn) <= kTol);
-      }
+      if (bb::head_value_count(kind) > 0) CHECK(rel_err(gdb.download(), db) <= kTol);
+      if (bb::head_value_count(kind) > 1) CHECK(rel_err(gdn.download(), dn) <= kTol);
     }
 }
 

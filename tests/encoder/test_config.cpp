@@ -28,6 +28,39 @@ TEST_CASE("labels name the scoring function and its non-default settings") {
   CHECK(c.label() == "ssa");
   c.ssa.n_init = 2, c.ssa.freeze_n = true;
   CHECK(c.label() == "ssa(n=2 frozen)");
+  c.scoring = Scoring::softmax_t;  // only the function's own settings show
+  CHECK(c.label() == "softmax-t");
+  c.temperature.init = 2, c.temperature.freeze = true;
+  CHECK(c.label() == "softmax-t(τ=2 frozen)");
+  c.scoring = Scoring::sa_softmax;
+  CHECK(c.label() == "sa-softmax");
+  for (Scoring s : kAllScorings) CHECK(parse_scoring(scoring_name(s)) == s);
+}
+
+TEST_CASE("config.json holds the settings of the function in use; old files keep loading") {
+  Config c = preset("tiny");
+  c.scoring = Scoring::softmax_t;
+  c.temperature.init = 0.5;
+  const auto j = to_json(c);
+  CHECK(j["attention_scoring"] == "softmax-t");
+  CHECK(j["softmax_t_temperature_init"] == 0.5);
+  CHECK(!j.contains("ssa_b_init"));
+  CHECK(to_json(config_from_json(j, "x")) == j);
+  auto bad = j;
+  bad["softmax_t_temperature_init"] = 0.0;
+  CHECK_THROWS_WITH_AS(config_from_json(bad, "cfg.json"),
+                       doctest::Contains("cfg.json: softmax_t_temperature_init must be between"),
+                       Error);
+  // A softmax config.json written before the seven functions (with ssa_* fields) still loads.
+  auto old = to_json(preset("tiny"));
+  old["ssa_b_init"] = 1.0, old["ssa_n_init"] = 1.5, old["ssa_freeze_b"] = false;
+  old["ssa_freeze_n"] = false;
+  CHECK(config_from_json(old, "old").scoring == Scoring::softmax);
+  for (Scoring s : kAllScorings) {
+    Config k = preset("tiny");
+    k.scoring = s;
+    CHECK(parameter_count(k) == ParamLayout(k).total);
+  }
 }
 
 TEST_CASE("config.json round trip and validation") {
@@ -44,9 +77,12 @@ TEST_CASE("config.json round trip and validation") {
   CHECK_THROWS_WITH_AS(config_from_json(bad, "cfg.json"),
                        doctest::Contains("cfg.json: ssa_n_init must be > 1"), Error);
   bad = j;
-  bad["attention_scoring"] = "sparsemax";
+  bad["attention_scoring"] = "sparsemax2";
   CHECK_THROWS_WITH_AS(config_from_json(bad, "cfg.json"),
-                       doctest::Contains("unknown attention scoring 'sparsemax'"), Error);
+                       doctest::Contains("unknown attention scoring 'sparsemax2' (expected one of "
+                                         "softmax, ssa, softmax-t, sparsemax, entmax15, "
+                                         "sa-softmax, cosformer)"),
+                       Error);
   bad = j;
   bad["hidden_size"] = "big";
   CHECK_THROWS_WITH_AS(config_from_json(bad, "cfg.json"),

@@ -70,13 +70,14 @@ void check_parity(const std::string& kind) {
   std::string worst_name;
   for (const ParamTensor& t : model.layout().tensors) {
     std::vector<float> g(model.grads.begin() + t.offset, model.grads.begin() + t.offset + t.size);
-    std::string name = t.name;
-    if (t.kind == ParamKind::ssa_b || t.kind == ParamKind::ssa_n) {
-      // our gradient is w.r.t. the raw value: dL/db = dL/dbeta / b, dL/dn = dL/dnu / (n - 1)
+    const std::string& name = t.saved_name;
+    if (is_head_value(t.kind)) {
+      // our gradient is w.r.t. the raw value: dL/db = dL/dbeta / b, dL/dtau = dL/dtheta / tau,
+      // dL/dn = dL/dnu / (n - 1)
       const int l = std::stoi(t.name.substr(std::string("roberta.encoder.layer.").size()));
+      const int slot = t.kind == ParamKind::ssa_n ? 1 : 0;
       for (int h = 0; h < c.heads; ++h)
-        g[h] /= t.kind == ParamKind::ssa_b ? model.ssa_b(l, h) : model.ssa_n(l, h) - 1;
-      name = name.substr(0, name.rfind('_')) + (t.kind == ParamKind::ssa_b ? "_b" : "_n");
+        g[h] /= model.head_value(l, h, slot) - effective_lower_bound(t.kind);
     }
     const double err = rel_error(g.data(), ref.tensors.at("grad." + name).to_f32(), floor);
     CAPTURE(name);
@@ -94,4 +95,19 @@ void check_parity(const std::string& kind) {
 TEST_CASE("softmax model matches PyTorch (logits, loss, all gradients)") { check_parity("softmax"); }
 TEST_CASE("ssa model matches PyTorch (logits, loss, all gradients incl. b and n)") {
   check_parity("ssa");
+}
+TEST_CASE("softmax-t model matches PyTorch (logits, loss, all gradients incl. tau)") {
+  check_parity("softmax-t");
+}
+TEST_CASE("sparsemax model matches PyTorch (logits, loss, all gradients)") {
+  check_parity("sparsemax");
+}
+TEST_CASE("entmax15 model matches PyTorch (logits, loss, all gradients)") {
+  check_parity("entmax15");
+}
+TEST_CASE("sa-softmax model matches PyTorch (logits, loss, all gradients)") {
+  check_parity("sa-softmax");
+}
+TEST_CASE("cosformer model matches PyTorch (logits, loss, all gradients)") {
+  check_parity("cosformer");
 }

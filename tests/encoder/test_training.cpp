@@ -104,8 +104,9 @@ TEST_CASE("same seed and thread count give bit-identical weights (dropout on)") 
   }
 }
 
-TEST_CASE("resume from a checkpoint continues bit-for-bit") {
-  for (Scoring s : {Scoring::softmax, Scoring::ssa}) {
+TEST_CASE("resume from a checkpoint continues bit-for-bit (all seven functions)") {
+  for (Scoring s : kAllScorings) {
+    CAPTURE(scoring_name(s));
     test::TempDir dir("resume");
     TrainOptions o;
     o.steps = 8, o.seed = 4;

@@ -13,6 +13,7 @@
 #include "probing/report.h"
 #include "probing/results.h"
 #include "probing/svg.h"
+#include "render_svg.h"
 #include "temp_dir.h"
 
 using namespace bb;
@@ -135,8 +136,7 @@ TEST_CASE("probe outputs are checked for writability before scoring") {
 }
 
 TEST_CASE("the SVG chart renders in headless Chromium") {
-  const char* chromium = "/usr/bin/chromium";
-  if (!fs::exists(chromium)) {
+  if (!test::chromium_available()) {
     MESSAGE("skipped: no /usr/bin/chromium (scripts/install-deps.sh installs it)");
     return;
   }
@@ -151,15 +151,7 @@ TEST_CASE("the SVG chart renders in headless Chromium") {
                     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"400\"><rect "
                     "width=\"100%\" height=\"100%\" fill=\"white\"/></svg>");
   auto render = [&](const std::string& name) {
-    const fs::path png = d.path / (name + ".png");
-    const std::string cmd = std::string(chromium) +
-        " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run "
-        "--disable-background-networking --disable-component-update --disable-sync "
-        "--user-data-dir=" + (d.path / "profile").string() + " --window-size=400,400 "
-        "--screenshot=" + png.string() + " file://" + (d.path / (name + ".svg")).string() +
-        " > " + (d.path / "chromium.log").string() + " 2>&1";
-    CHECK(std::system(cmd.c_str()) == 0);
-    return fs::exists(png) ? read_file(png) : std::string();
+    return test::render_svg(d.path / (name + ".svg"), d.path, 400);
   };
   const std::string chart_png = render("chart"), blank_png = render("blank");
   REQUIRE(chart_png.size() > 8);

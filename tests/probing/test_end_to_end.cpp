@@ -17,7 +17,8 @@
 using namespace bb;
 namespace fs = std::filesystem;
 
-TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above chance") {
+TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above chance, for each "
+          "of the seven attention functions") {
   test::TempDir d("e2e");
   test::write_lines((d.path / "toy.txt").string(), test::toy_sentences(3000, 1));
   // Minimal pairs from other draws of the grammar: the grammatical sentence and the same
@@ -32,7 +33,10 @@ TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above c
       else if (s.find(b) != std::string::npos) pairs += s + "\t" + std::string(s).replace(s.find(b), b.size(), a) + "\tagreement-toy\n";
     }
   write_file_atomic(d.path / "pairs.tsv", pairs);
-  for (const std::string att : {"softmax", "ssa"}) {
+  const std::vector<std::string> functions = {"softmax",  "ssa",        "softmax-t", "sparsemax",
+                                              "entmax15", "sa-softmax", "cosformer"};
+  std::string results;
+  for (const std::string& att : functions) {
     CAPTURE(att);
     const fs::path model = d.path / att;
     const std::string bin = BB_BINARY;
@@ -43,6 +47,7 @@ TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above c
         " > " + (d.path / "train.log").string() + " 2>&1";
     REQUIRE(std::system(train.c_str()) == 0);
     const fs::path result = d.path / (att + ".json");
+    results.append(" ").append(result.string());
     const std::string probe = bin + " probe --model " + model.string() + " --suite " +
         (d.path / "pairs.tsv").string() + " --out " + result.string() + " > " +
         (d.path / "probe.log").string() + " 2>&1";
@@ -50,7 +55,10 @@ TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above c
     const auto j = nlohmann::json::parse(read_file(result));
     const double acc = j["overall"].get<double>();
     MESSAGE(att << ": toy agreement accuracy " << acc);
-    CHECK(acc > 80.0);
+    // Chance is 50%; 70% of 200 pairs is far above it (binomial p < 1e-8). Single runs of the
+    // sparse functions land at 77-100% depending on the seed (sparsemax: 99 with seed 3, 78 with
+    // seed 4; entmax15 the reverse), so the bar is not set at the best seeds.
+    CHECK(acc > 70.0);
     CHECK(j["config"]["attention_scoring"] == att);
     CHECK(fs::exists(fs::path(result).replace_extension(".pairs.jsonl")));
     // Learning curve from --probe-every: a probe result per 600 steps, in metrics.jsonl too.
@@ -61,15 +69,20 @@ TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above c
     const auto last = nlohmann::json::parse(metrics.substr(metrics.rfind('\n', metrics.size() - 2) + 1));
     CHECK(last["probe_overall"].get<double>() == doctest::Approx(acc));
   }
-  // compare: tables, charts, and the learning curve from the runs' metrics.
-  const std::string compare = std::string(BB_BINARY) + " compare " + (d.path / "softmax.json").string() +
-      " " + (d.path / "ssa.json").string() + " --out " + (d.path / "report").string() + " > " +
-      (d.path / "compare.log").string() + " 2>&1";
+  // compare, softmax-t listed first: tables, charts, and the learning curve from the runs'
+  // metrics; the baseline is the group labelled exactly "softmax".
+  const std::string compare = std::string(BB_BINARY) + " compare " +
+      (d.path / "softmax-t.json").string() + results + " --out " + (d.path / "report").string() +
+      " > " + (d.path / "compare.log").string() + " 2>&1";
   REQUIRE(std::system(compare.c_str()) == 0);
   for (const char* f : {"report.md", "report.csv", "phenomena.svg", "paradigms.svg", "learning_curve.svg"})
     CHECK(fs::exists(d.path / "report" / f));
   CHECK(read_file(d.path / "report" / "report.md").find("learning_curve.svg") != std::string::npos);
   CHECK(read_file(d.path / "compare.log").find("agreement") != std::string::npos);
+  const std::string report = read_file(d.path / "report" / "report.md");
+  CHECK(report.find("baseline **softmax**") != std::string::npos);
+  const std::string chart = read_file(d.path / "report" / "phenomena.svg");
+  for (const auto& att : functions) CHECK(chart.find(">" + att + "<") != std::string::npos);
 }
 
 TEST_CASE("--device cuda without a usable GPU: one line naming the reason, non-zero exit") {

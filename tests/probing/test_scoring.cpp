@@ -10,6 +10,7 @@
 #include "encoder/checkpoint.h"
 #include "probing/results.h"
 #include "probing/scorer.h"
+#include "probing/model_dir_fixture.h"
 #include "temp_dir.h"
 #include "toy_corpus.h"
 
@@ -17,21 +18,6 @@ using namespace bb;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A random tiny model with a toy tokenizer, saved as a model directory.
-void make_model_dir(const fs::path& dir, Scoring scoring) {
-  Tokenizer::train(test::toy_sentences(300), {.vocab_size = 400}, dir);
-  const Tokenizer tok = Tokenizer::load(dir);
-  Config c = preset("tiny");
-  c.vocab_size = tok.vocab_size();
-  c.scoring = scoring;
-  c.init_std = 0.3;  // far from uniform predictions
-  c.tokenizer = tok.settings();
-  Model<float> m(c, {1, 1, 1, 1});
-  m.init_weights(11);
-  save_model(dir, m);
-  fs::remove(dir / "tokenizer.json");  // a model directory keeps the settings in config.json
-}
 
 // log p(target | ids) at `row`, by a forward of this one sequence alone.
 double brute_logprob(Model<float>& m, const std::vector<int32_t>& ids, int row, int target) {
@@ -52,7 +38,7 @@ double brute_logprob(Model<float>& m, const std::vector<int32_t>& ids, int row, 
 TEST_CASE("holistic, pll and pll-word-l2r equal a brute-force computation") {
   for (Scoring scoring : {Scoring::softmax, Scoring::ssa}) {
     test::TempDir dir("scorer");
-    make_model_dir(dir.path, scoring);
+    test::make_model_dir(dir.path, scoring);
     Scorer scorer(dir.path, 64);  // small batches: packing across batch boundaries is exercised
     Model<float> m(read_config(dir.path / "config.json"), {1, 128, 128, 128});
     load_model_weights(dir.path, m);
@@ -94,7 +80,7 @@ TEST_CASE("holistic, pll and pll-word-l2r equal a brute-force computation") {
 
 TEST_CASE("scores do not depend on the thread count (one model replica per thread)") {
   test::TempDir dir("scorer_threads");
-  make_model_dir(dir.path, Scoring::ssa);
+  test::make_model_dir(dir.path, Scoring::ssa);
   Scorer scorer(dir.path, 48);  // many small batches, shared out between the threads
   std::vector<std::string> sents;
   for (int i = 0; i < 40; ++i) sents.push_back(test::toy_sentences(40)[size_t(i)]);
@@ -164,7 +150,7 @@ TEST_CASE("probe JSON has the documented keys and a pairs.jsonl") {
 
 TEST_CASE("a model directory: config.json must agree with tokenizer.model; step dirs score too") {
   test::TempDir d("modeldir-tok");
-  make_model_dir(d.path, Scoring::softmax);
+  test::make_model_dir(d.path, Scoring::softmax);
   auto error_of = [](const fs::path& dir) -> std::string {
     try {
       Scorer s(dir);

@@ -1,0 +1,59 @@
+// babyberta attention --model DIR: the attention weights a model puts on each sentence's tokens,
+// per layer and head, as JSON (--out) and an SVG grid of heatmaps (--svg). Sentences from
+// --sentence (repeatable) or stdin, one per line.
+#include <fmt/core.h>
+
+#include <iostream>
+
+#include "backend/threads.h"
+#include "cli/commands.h"
+#include "cli/flag_ranges.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "probing/attention_maps.h"
+
+namespace bb::cli {
+
+namespace {
+
+struct AttentionArgs {
+  std::string model, out, svg;
+  std::vector<std::string> sentences;
+  int threads = 1;
+};
+
+std::vector<std::string> stdin_lines() {
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(std::cin, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+void add_attention(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "attention", "Attention weights per sentence, layer and head (JSON and SVG heatmaps)");
+  auto a = std::make_shared<AttentionArgs>();
+  cmd->add_option("--model", a->model, "Model directory")->required();
+  cmd->add_option("--sentence", a->sentences, "A sentence (repeatable; default: stdin lines)");
+  cmd->add_option("--out", a->out,
+                  "JSON file: per sentence its tokens and weights[layer][head][query][key] "
+                  "(default: stdout unless --svg is given)");
+  cmd->add_option("--svg", a->svg, "SVG file: a heatmap grid (layers x heads) per sentence");
+  cmd->add_option("--threads", a->threads, "Compute threads")
+      ->check(count_in(1, 1024))
+      ->capture_default_str();
+  cmd->callback([a] {
+    set_threads(a->threads);
+    const std::vector<std::string> sentences = a->sentences.empty() ? stdin_lines() : a->sentences;
+    BB_CHECK(!sentences.empty(), "attention: no sentences (give --sentence or lines on stdin)");
+    const ModelAttention att = read_attention(a->model, sentences, /*keep_scores=*/false);
+    const std::string json = attention_json(att).dump() + "\n";
+    if (!a->out.empty()) write_file_atomic(a->out, json);
+    if (!a->svg.empty()) write_file_atomic(a->svg, attention_svg(att));
+    if (a->out.empty() && a->svg.empty()) fmt::print("{}", json);
+  });
+}
+
+}  // namespace bb::cli

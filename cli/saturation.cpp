@@ -1,0 +1,170 @@
+// babyberta saturation: how each model's (or, --analytic, each function's) attention collapses
+// onto one key under global magnification of the scores and under one key's boost
+// (probing/saturation.h). Writes saturation.json, .csv, .md, magnification.svg and
+// disproportion.svg into --out.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "backend/threads.h"
+#include "cli/commands.h"
+#include "cli/flag_ranges.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "encoder/config.h"
+#include "probing/attention_maps.h"
+#include "probing/saturation.h"
+#include "probing/suite.h"
+
+namespace bb::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct SaturationArgs {
+  std::vector<std::string> models;
+  std::string suite, out, attention = "softmax,ssa,softmax-t,sparsemax,entmax15,sa-softmax,cosformer";
+  int sentences = 500, length = 10, threads = 1;
+  bool analytic = false;
+  SaturationSettings settings;
+};
+
+// Up to n grammatical sentences, taken across the paradigms in turn (the first pair of each,
+// then the second, ...), so that a small n still covers every paradigm.
+std::vector<std::string> suite_sentences(const Suite& suite, int n) {
+  std::vector<std::vector<const MinimalPair*>> by_paradigm(suite.paradigms.size());
+  for (const MinimalPair& p : suite.pairs) {
+    const auto at = std::find(suite.paradigms.begin(), suite.paradigms.end(), p.paradigm);
+    by_paradigm[at - suite.paradigms.begin()].push_back(&p);
+  }
+  std::vector<std::string> out;
+  for (size_t i = 0; int(out.size()) < n; ++i) {
+    bool any = false;
+    for (const auto& pairs : by_paradigm)
+      if (i < pairs.size() && int(out.size()) < n) out.push_back(pairs[i]->good), any = true;
+    if (!any) break;
+  }
+  return out;
+}
+
+// Every head's curves of one model over the sentences' own score rows, heads in parallel.
+SaturationCurves model_curves(const std::string& dir, const std::vector<std::string>& sentences,
+                              const SaturationSettings& st) {
+  const ModelAttention att = read_attention(dir, sentences, /*keep_scores=*/true);
+  const Config& c = att.config;
+  SaturationCurves curves;
+  curves.name = dir;
+  curves.label = c.label();
+  curves.kind = c.scoring;
+  curves.layers.assign(c.layers, std::vector<HeadSaturation>(c.heads, saturation_head(st)));
+  const int tasks = c.layers * c.heads;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int t = 0; t < tasks; ++t) {
+    const int l = t / c.heads, h = t % c.heads;
+    HeadSaturation& acc = curves.layers[l][h];
+    std::vector<double> S;
+    for (size_t s = 0; s < att.sentences.size(); ++s) {
+      const SentenceAttention& sent = att.sentences[s];
+      const int L = sent.length();
+      const float* block = sent.scores_of(l, h, c.heads);
+      S.assign(block, block + int64_t(L) * L);
+      add_score_block(acc, S, L, c.scoring, att.v0[t], att.v1[t], st,
+                      (uint64_t(s) * c.layers + l) * c.heads + h);
+    }
+    acc.finish();
+  }
+  return curves;
+}
+
+void write_reports(const SaturationArgs& a, const std::vector<SaturationCurves>& curves,
+                   const nlohmann::json& source, const std::string& described) {
+  const fs::path out = a.out;
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  BB_CHECK(!ec, "{}: cannot create directory ({})", out.string(), ec.message());
+  write_file_atomic(out / "saturation.json",
+                    saturation_json(curves, a.settings, source).dump(2) + "\n");
+  write_file_atomic(out / "saturation.csv", saturation_csv(curves, a.settings));
+  write_file_atomic(out / "saturation.md", saturation_markdown(curves, a.settings, described));
+  write_file_atomic(out / "magnification.svg", magnification_svg(curves, a.settings));
+  write_file_atomic(out / "disproportion.svg", disproportion_svg(curves, a.settings));
+  fmt::print("{}\nwrote {}/saturation.{{json,csv,md}}, magnification.svg, disproportion.svg\n",
+             saturation_markdown(curves, a.settings, described), out.string());
+}
+
+void run(const SaturationArgs& a) {
+  set_threads(a.threads);
+  std::vector<SaturationCurves> curves;
+  if (a.analytic) {
+    std::vector<std::string> names;
+    for (size_t at = 0; at <= a.attention.size();) {
+      const size_t comma = std::min(a.attention.find(',', at), a.attention.size());
+      names.push_back(a.attention.substr(at, comma - at));
+      at = comma + 1;
+    }
+    for (const auto& name : names)
+      curves.push_back(analytic_saturation(parse_scoring(name), a.length, a.sentences, a.settings));
+    const std::string described = fmt::format(
+        "Analytic: {} blocks of {} random rows of {} keys per function, N(0, 1) scores "
+        "(cosFormer: relu(q) relu(k)^T of N(0, 1) features of 16 dimensions), default values "
+        "(SSA b = 1, n = 1.5; softmax-t τ = 1).",
+        a.sentences, a.length, a.length);
+    write_reports(a, curves, {{"analytic", true}, {"length", a.length}, {"blocks", a.sentences}},
+                  described);
+    return;
+  }
+  BB_CHECK(!a.models.empty(), "saturation: give --model DIR (one or more) or --analytic");
+  BB_CHECK(!a.suite.empty(), "saturation: give --suite DIR|FILE for the models' sentences");
+  const Suite suite = load_suite(a.suite);
+  const std::vector<std::string> sentences = suite_sentences(suite, a.sentences);
+  BB_CHECK(!sentences.empty(), "{}: no sentences in the suite", a.suite);
+  for (const std::string& m : a.models) curves.push_back(model_curves(m, sentences, a.settings));
+  const std::string described = fmt::format(
+      "{} grammatical sentences of {} (taken across its {} paradigms in turn); each layer's own "
+      "score rows from one unmodified forward pass.",
+      sentences.size(), a.suite, suite.paradigms.size());
+  write_reports(a, curves,
+                {{"suite", a.suite},
+                 {"sentences", sentences.size()},
+                 {"models", a.models}},
+                described);
+}
+
+}  // namespace
+
+void add_saturation(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "saturation", "Attention saturation under magnification and disproportion (JSON, CSV, "
+                    "Markdown, SVG)");
+  auto a = std::make_shared<SaturationArgs>();
+  cmd->add_option("--model", a->models, "Model directory (repeatable)");
+  cmd->add_option("--suite", a->suite, "Suite whose grammatical sentences are used (DIR|FILE)");
+  cmd->add_option("--out", a->out, "Output directory")->required();
+  cmd->add_option("--sentences", a->sentences,
+                  "Sentences (with --analytic: random blocks of --length rows)")
+      ->check(count_in(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--scales", a->settings.scales, "Magnifications lambda (scores x lambda)")
+      ->check(in_range(0, 1e6, true))
+      ->capture_default_str();
+  cmd->add_option("--boosts", a->settings.boosts, "Boosts delta added to one key's score")
+      ->check(in_range(0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--seed", a->settings.seed, "Seed of the boosted keys (and analytic rows)")
+      ->capture_default_str();
+  cmd->add_flag("--analytic", a->analytic,
+                "Random N(0, 1) score rows instead of models, one curve per --attention function");
+  cmd->add_option("--attention", a->attention, "Functions for --analytic (comma-separated)")
+      ->capture_default_str();
+  cmd->add_option("--length", a->length, "Keys per random row (--analytic)")
+      ->check(count_in(2, 1024))
+      ->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Compute threads")
+      ->check(count_in(1, 1024))
+      ->capture_default_str();
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace bb::cli

@@ -1,0 +1,71 @@
+# The seven attention functions through the CLI: unknown names and bad settings refused in one
+# line, softmax-t's temperature trained, saved, described by `info` and resumed, an old softmax
+# config.json (with ssa_* fields) still loading.
+fixtures
+T=(--corpus corpus.txt --preset tiny --vocab-size 400 --dev-batches 2 --eval-every 5)
+
+expect_fail "train --attention softmax2" \
+  "unknown attention scoring 'softmax2' \(expected one of softmax, ssa, softmax-t, sparsemax, entmax15, sa-softmax, cosformer\)" \
+  "$BB" train "${T[@]}" --out att-bad --attention softmax2
+expect_fail "train --temperature 0" "--temperature: 0 is out of range" \
+  "$BB" train "${T[@]}" --out att-bad --attention softmax-t --temperature 0
+expect_fail "experiment --attention softmax,entmax" "unknown attention scoring 'entmax'" \
+  "$BB" experiment --corpus corpus.txt --suite suite --out att-exp --attention softmax,entmax
+
+expect_ok "train softmax-t, tau 2 frozen" \
+  "$BB" train "${T[@]}" --out att-t --attention softmax-t --temperature 2 --freeze-temperature --steps 6
+check "info prints each layer's tau (frozen: still 2)" \
+  grep -q "^layer 1  τ: 2.0000 2.0000$" <(cd "$WORK" && "$BB" info --model att-t)
+check "info labels softmax-t(τ=2 frozen)" \
+  grep -q "^attention  softmax-t(τ=2 frozen)$" <(cd "$WORK" && "$BB" info --model att-t)
+check "config.json holds softmax-t's settings, not SSA's" \
+  bash -c "grep -q '\"softmax_t_temperature_init\": 2' '$WORK/att-t/config.json' && ! grep -q ssa_b_init '$WORK/att-t/config.json'"
+expect_fail "resume softmax-t with another temperature" \
+  "cannot resume with other settings \(--temperature: checkpoint 2.0, now 3.0\)" \
+  "$BB" train "${T[@]}" --out att-t --attention softmax-t --temperature 3 --freeze-temperature --steps 6 --resume
+expect_ok "resume softmax-t with its own settings" \
+  "$BB" train "${T[@]}" --out att-t --attention softmax-t --temperature 2 --freeze-temperature --steps 6 --resume
+
+for att in sparsemax entmax15 sa-softmax cosformer; do
+  expect_ok "train and probe $att" bash -c "'$BB' train ${T[*]} --out att-$att --attention $att --steps 4 \
+    && '$BB' probe --model att-$att --suite suite --out att-$att.json"
+  check "$att: result names its function" grep -q "\"attention_scoring\": \"$att\"" "$WORK/att-$att.json"
+done
+
+# A softmax model directory written before the seven functions: config.json with ssa_* fields.
+rm -rf att-old && cp -r model att-old
+sed -i 's/^  "attention_scoring": "softmax",$/  "attention_scoring": "softmax",\n  "ssa_b_init": 1.0,\n  "ssa_n_init": 1.5,\n  "ssa_freeze_b": false,\n  "ssa_freeze_n": false,/' att-old/config.json
+check "old config.json has ssa_* fields" grep -q ssa_b_init "$WORK/att-old/config.json"
+expect_ok "an old softmax model directory still probes" \
+  "$BB" probe --model att-old --suite suite --out att-old.json
+
+# attention and saturation: the fixture model's maps and curves; bad input refused in one line.
+expect_ok "attention --sentence ... --out --svg" \
+  "$BB" attention --model model --sentence "the dog sees the toy ." --sentence "my mom has a cup ." \
+  --out att-maps.json --svg att-maps.svg
+check "attention JSON: 2 sentences, weights [layer][head][query][key]" \
+  grep -q '"weights_index":"\[layer\]\[head\]\[query\]\[key\]"' "$WORK/att-maps.json"
+check "attention SVG written" grep -q "<svg" "$WORK/att-maps.svg"
+expect_ok "attention reads stdin" bash -c "echo 'the dog sees the toy .' | '$BB' attention --model model > att-stdin.json"
+check "attention to stdout is JSON with tokens" grep -q '"tokens":\["<s>"' "$WORK/att-stdin.json"
+expect_fail "attention without sentences" "attention: no sentences" \
+  bash -c "'$BB' attention --model model < /dev/null"
+expect_fail "attention on a missing model" "att-none: no such model directory" \
+  "$BB" attention --model att-none --sentence "the dog ."
+expect_fail "attention on non-UTF-8 text" "sentence 1: invalid UTF-8" \
+  bash -c "printf 'the \xff dog .\n' | '$BB' attention --model model"
+expect_ok "saturation of two models on the suite" \
+  "$BB" saturation --model model --model att-t --suite suite --out att-sat --sentences 20
+for f in saturation.json saturation.csv saturation.md magnification.svg disproportion.svg; do
+  check "saturation wrote $f" test -s "$WORK/att-sat/$f"
+done
+check "saturation.md names both models and a λ column" \
+  bash -c "grep -q 'softmax-t(τ=2 frozen)' '$WORK/att-sat/saturation.md' && grep -q 'λ for max ≥ 0.9' '$WORK/att-sat/saturation.md'"
+expect_ok "saturation --analytic for every function" \
+  "$BB" saturation --analytic --out att-analytic --sentences 20 --length 6
+expect_fail "saturation without a model" "saturation: give --model DIR" \
+  "$BB" saturation --suite suite --out att-sat2
+expect_fail "saturation --scales 0" "--scales: 0 is out of range" \
+  "$BB" saturation --analytic --out att-sat3 --scales 0
+expect_fail "saturation --analytic --attention bogus" "unknown attention scoring 'bogus'" \
+  "$BB" saturation --analytic --out att-sat4 --attention softmax,bogus
