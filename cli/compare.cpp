@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "common/error.h"
 #include "cli/flag_ranges.h"
 #include "probing/compare.h"
 #include "probing/report.h"
@@ -37,13 +38,19 @@ void add_compare(CLI::App& app) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
   auto boot = std::make_shared<int>(1000);
-  cmd->add_option("results", *files, "Result JSON files from probe")->required();
+  cmd->add_option("results", *files,
+                  "Result JSON files from probe (experiment's NAME.settings.json files beside "
+                  "them, as in results/*.json, are skipped)")
+      ->required();
   cmd->add_option("--out", *out, "Report directory")->required();
   cmd->add_option("--bootstrap", *boot, "Bootstrap replicates (1 to 1,000,000)")
       ->check(count_in(1, 1000000))
       ->capture_default_str();
   cmd->callback([files, out, boot] {
-    std::vector<std::filesystem::path> paths(files->begin(), files->end());
+    std::vector<std::filesystem::path> paths;
+    for (const std::string& f : *files)
+      if (!f.ends_with(".settings.json")) paths.emplace_back(f);
+    BB_CHECK(!paths.empty(), "compare: only settings files given (expected probe result files)");
     const Comparison c = compare_runs(load_runs(paths), *boot);
     write_report(*out, c);
     print_phenomena(c);

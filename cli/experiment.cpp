@@ -13,6 +13,7 @@
 #include "backend/device.h"
 #include "cli/child_jobs.h"
 #include "cli/commands.h"
+#include "cli/split_list.h"
 #include "cli/flag_ranges.h"
 #include "cli/run_settings.h"
 #include "common/dir_lock.h"
@@ -46,16 +47,6 @@ int64_t finished_step(const fs::path& run) {
   const auto last = latest_checkpoint(run);
   if (!last) return -1;
   return read_trainer_state(*last).step;
-}
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  for (size_t pos = 0; pos <= s.size();) {
-    const size_t comma = std::min(s.find(',', pos), s.size());
-    out.push_back(s.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
 }
 
 // The settings `train` will record for these arguments: parsed by train's own option table.
@@ -155,7 +146,7 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
 
 void run_experiment(ExperimentArgs a) {
   usable_device(a.device);  // fail before any child process starts: device, names, files
-  for (const auto& att : split_list(a.attention)) parse_scoring(att);
+  for (const auto& att : split_list(a.attention, "--attention")) parse_scoring(att);
   preset(a.preset);
   parse_method(a.method);
   const std::string corpus_sha = sha256_hex(read_file(a.corpus));
@@ -169,7 +160,7 @@ void run_experiment(ExperimentArgs a) {
                "will slow each other down\n", a.jobs, a.threads, a.jobs * a.threads, cores);
   const Tokenizer tok = experiment_tokenizer(a, a.threads * a.jobs);
   Grid g;
-  for (const auto& att : split_list(a.attention))
+  for (const auto& att : split_list(a.attention, "--attention"))
     for (int seed = 1; seed <= a.seeds; ++seed) add_run(a, att, seed, corpus_sha, tok, g);
   fmt::print(stderr, "experiment {}: {} runs to train, {} to probe ({} at a time, {} thread{} each)\n",
              out.string(), g.train.size(), g.probe.size(), a.jobs, a.threads,

@@ -10,6 +10,7 @@
 #include "backend/threads.h"
 #include "cli/commands.h"
 #include "cli/flag_ranges.h"
+#include "cli/split_list.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "encoder/config.h"
@@ -94,17 +95,15 @@ void write_reports(const SaturationArgs& a, const std::vector<SaturationCurves>&
              saturation_markdown(curves, a.settings, described), out.string());
 }
 
-void run(const SaturationArgs& a) {
+void run(SaturationArgs a) {
   set_threads(a.threads);
+  for (auto* v : {&a.settings.scales, &a.settings.boosts}) {  // ascending, each once
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
   std::vector<SaturationCurves> curves;
   if (a.analytic) {
-    std::vector<std::string> names;
-    for (size_t at = 0; at <= a.attention.size();) {
-      const size_t comma = std::min(a.attention.find(',', at), a.attention.size());
-      names.push_back(a.attention.substr(at, comma - at));
-      at = comma + 1;
-    }
-    for (const auto& name : names)
+    for (const auto& name : split_list(a.attention, "--attention"))
       curves.push_back(analytic_saturation(parse_scoring(name), a.length, a.sentences, a.settings));
     const std::string described = fmt::format(
         "Analytic: {} blocks of {} random rows of {} keys per function, N(0, 1) scores "

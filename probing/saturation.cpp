@@ -47,17 +47,6 @@ bool measure_row(const double* p, int L, RowMeasures& out) {
   return true;
 }
 
-void HeadSaturation::add(const HeadSaturation& o) {
-  rows += o.rows;
-  boost_rows += o.boost_rows;
-  add_measures(own, o.own);
-  for (size_t k = 0; k < magnified.size(); ++k) add_measures(magnified[k], o.magnified[k]);
-  for (size_t k = 0; k < boosted.size(); ++k) {
-    boosted[k] += o.boosted[k];
-    remaining[k] += o.remaining[k];
-  }
-}
-
 void HeadSaturation::finish() {
   divide(own, double(rows));
   for (RowMeasures& m : magnified) divide(m, double(rows));
@@ -125,11 +114,16 @@ void add_score_block(HeadSaturation& acc, const std::vector<double>& S, int L, S
 }
 
 HeadSaturation SaturationCurves::layer_mean(int l) const {
-  HeadSaturation m = layers[l].empty() ? HeadSaturation{} : layers[l][0];
-  const double H = double(layers[l].size());
-  m.rows = 0;
-  for (size_t h = 1; h < layers[l].size(); ++h) {
-    const HeadSaturation& o = layers[l][h];
+  HeadSaturation m;
+  int heads = 0;
+  for (const HeadSaturation& o : layers[l]) {
+    if (o.rows == 0) continue;  // a head without a measured row has no curve to average
+    if (heads++ == 0) {
+      m = o;
+      continue;
+    }
+    m.rows += o.rows;
+    m.boost_rows += o.boost_rows;
     add_measures(m.own, o.own);
     for (size_t k = 0; k < m.magnified.size(); ++k) add_measures(m.magnified[k], o.magnified[k]);
     for (size_t k = 0; k < m.boosted.size(); ++k) {
@@ -137,10 +131,10 @@ HeadSaturation SaturationCurves::layer_mean(int l) const {
       m.remaining[k] += o.remaining[k];
     }
   }
-  for (const HeadSaturation& o : layers[l]) m.rows += o.rows;
-  divide(m.own, H);
-  for (RowMeasures& r : m.magnified) divide(r, H);
-  for (size_t k = 0; k < m.boosted.size(); ++k) m.boosted[k] /= H, m.remaining[k] /= H;
+  if (heads == 0) return layers[l].empty() ? HeadSaturation{} : layers[l][0];
+  divide(m.own, heads);
+  for (RowMeasures& r : m.magnified) divide(r, heads);
+  for (size_t k = 0; k < m.boosted.size(); ++k) m.boosted[k] /= heads, m.remaining[k] /= heads;
   return m;
 }
 
@@ -151,6 +145,7 @@ SaturationCurves analytic_saturation(Scoring kind, int L, int blocks,
   c.name = scoring_name(kind);
   c.label = c.name;
   c.kind = kind;
+  c.analytic = true;
   const double v0 = kind == Scoring::ssa ? 1.0 : kind == Scoring::softmax_t ? 1.0 : 0.0;
   const double v1 = kind == Scoring::ssa ? 1.5 : 0.0;
   HeadSaturation acc = saturation_head(st);

@@ -8,7 +8,8 @@
 //     the boost is added to s itself.
 //   - sa-softmax's rows do not sum to 1: the measures are taken on the row renormalised to 1,
 //     and its raw row sum is reported beside them.
-// Rows of a single key, and rows whose weights sum to 0, have no distribution and are skipped.
+// Rows of a single key, and rows whose weights at the model's own scores sum to 0, have no
+// distribution and are skipped; the same rows are measured under every scale and boost.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -41,8 +42,7 @@ struct HeadSaturation {
   std::vector<double> boosted;        // per boost: the boosted key's weight
   std::vector<double> remaining;      // per boost: the mass left on the other keys
   int64_t boost_rows = 0;
-  void add(const HeadSaturation& o);
-  void finish();
+  void finish();  // sums -> means
 };
 
 // The measures of one weight row p(L) (exposed for tests). False for a row that sums to 0.
@@ -60,8 +60,9 @@ struct SaturationCurves {
   std::string name;  // the model directory, or the function (analytic)
   std::string label;  // the attention label ("ssa", "softmax-t(τ=2 frozen)", ...)
   Scoring kind = Scoring::softmax;
+  bool analytic = false;  // random rows: one "layer" of one "head"
   std::vector<std::vector<HeadSaturation>> layers;
-  // Per layer, the mean over its heads (the curves charted).
+  // Per layer, the mean over its heads that have rows (the curves charted); rows: their sum.
   HeadSaturation layer_mean(int l) const;
 };
 

@@ -142,7 +142,8 @@ PanelChart per_layer_chart(const std::vector<SaturationCurves>& models, F value,
   size_t layers = 0;
   for (const auto& m : models) layers = std::max(layers, m.layers.size());
   for (size_t l = 0; l < layers; ++l) {
-    c.panels.push_back(layers == 1 ? std::string("random rows") : fmt::format("layer {}", l));
+    const bool analytic = !models.empty() && models[0].analytic;
+    c.panels.push_back(analytic ? std::string("random rows") : fmt::format("layer {}", l));
     std::vector<std::vector<double>> lines;
     for (const auto& m : models) {
       std::vector<double> y;

@@ -27,10 +27,12 @@ std::string svg_escape(const std::string& s) {
 
 std::string bar_chart_svg(const BarChart& c) {
   const int G = int(c.groups.size()), K = int(c.categories.size());
-  const double bar = G > 4 ? 10 : 14, gap = 12, left = 60, top = 50, plot_h = 320;
+  const double bar = G > 4 ? 10 : 14, gap = 12, top = 50, plot_h = 320;
   size_t longest = 0;
   for (const auto& s : c.categories) longest = std::max(longest, s.size());
   const double bottom = 20 + 6.2 * double(longest) * 0.72;  // room for labels at -45 degrees
+  // The first category's label, rotated -45 degrees, reaches left of its cluster by as much.
+  const double left = std::max(60.0, 6.2 * double(longest) * 0.72 - gap);
   const double cluster = G * bar + gap;
   const double legend_x = left + K * cluster + 70;  // right of the "chance" label
   size_t longest_group = 0;

@@ -1,8 +1,9 @@
 // Multi-head self-attention over packed sequences: one block per (sequence, head) keeps the
 // sequence's keys and values in shared memory; one warp per query row computes the score row,
 // the scoring function (scoring_row.cuh), the dropout mask (the CPU's Philox draws) and the
-// context row. cosformer scores relu(q) relu(k)^T without 1/sqrt(d). Stores S, P and the mask per (b, h) as (L, L) blocks at store_at[b] +
-// h*L*L, like backend/cpu/attention.cpp. Sequences of at most kMaxLen tokens.
+// context row. cosformer scores relu(q) relu(k)^T without 1/sqrt(d). Stores S, P and the mask
+// per (b, h) as (L, L) blocks at store_at[b] + h*L*L, like backend/cpu/attention.cpp. Sequences
+// of at most kMaxLen tokens.
 #include <cmath>
 
 #include "backend/cuda/kernels.cuh"

@@ -177,6 +177,43 @@ TEST_CASE("cuda scoring rows: all seven functions with masked keys") {
   }
 }
 
+TEST_CASE("cuda scoring rows on literal rows: ties, equal scores, a padded key, no valid key") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const int R = 4, L = 5;
+  const std::vector<float> signed_rows = {1, 1, 0, -2, 5,  0.7f, 0.7f, 0.7f, 0.7f, 0.7f,
+                                          -0.3f, -0.3f, -0.3f, -0.3f, -0.3f,  2, -1, 0.5f, 1, 3};
+  const std::vector<float> dP = {0.3f, -0.7f, 1.1f, 0.4f, 2,  1, 2, 3, 4, 5,
+                                 -1, 0.5f, 0.25f, 2, 1,  0.1f, 0.2f, -0.3f, 0.4f, 0.5f};
+  auto gdP = dev(dP);
+  for (const std::vector<uint8_t>& valid :
+       {std::vector<uint8_t>{1, 1, 1, 1, 0}, std::vector<uint8_t>{0, 0, 0, 0, 0}}) {
+    auto gvalid = dev(valid);
+    for (Scoring kind : bb::kAllScorings) {
+      CAPTURE(int(kind));
+      CAPTURE(int(valid[0]));
+      std::vector<float> S = signed_rows;
+      if (bb::scores_relu_features(kind))
+        for (float& x : S) x = std::abs(x);
+      auto gS = dev(S);
+      std::vector<float> P(R * L), dS(R * L), dv0 = {0.f}, dv1 = {0.f};
+      DeviceArray<float> gP(P.size()), gdS(dS.size());
+      auto gdv0 = dev(dv0), gdv1 = dev(dv1);
+      ops::scoring_forward<float>(P.data(), S.data(), valid.data(), R, L, kind, 1.3f, 1.7f);
+      cu::scoring_forward(gP.data(), gS.data(), gvalid.data(), R, L, kind, 1.3f, 1.7f);
+      const auto got = gP.download();
+      for (int e = 0; e < R * L; ++e) CHECK(got[e] == doctest::Approx(P[e]).epsilon(1e-5));
+      ops::scoring_backward<float>(dS.data(), dv0.data(), dv1.data(), dP.data(), P.data(),
+                                   S.data(), valid.data(), R, L, kind, 1.3f, 1.7f);
+      cu::scoring_backward(gdS.data(), gdv0.data(), gdv1.data(), gdP.data(), gP.data(), gS.data(),
+                           gvalid.data(), R, L, kind, 1.3f, 1.7f);
+      const auto gotd = gdS.download();
+      for (int e = 0; e < R * L; ++e) CHECK(gotd[e] == doctest::Approx(dS[e]).epsilon(1e-4));
+      CHECK(gdv0.download()[0] == doctest::Approx(dv0[0]).epsilon(1e-4));
+      CHECK(gdv1.download()[0] == doctest::Approx(dv1[0]).epsilon(1e-4));
+    }
+  }
+}
+
 TEST_CASE("cuda attention at lengths 1, 7, 64, 128: all seven functions, with and without dropout") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const int H = 8, C = 256;

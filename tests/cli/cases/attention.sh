@@ -69,3 +69,15 @@ expect_fail "saturation --scales 0" "--scales: 0 is out of range" \
   "$BB" saturation --analytic --out att-sat3 --scales 0
 expect_fail "saturation --analytic --attention bogus" "unknown attention scoring 'bogus'" \
   "$BB" saturation --analytic --out att-sat4 --attention softmax,bogus
+
+# compare with experiment's settings files in the glob (results/*.json), and four functions.
+echo '{"settings": {}}' > att-sparsemax.settings.json
+expect_ok "compare skips NAME.settings.json" \
+  "$BB" compare att-sparsemax.json att-sparsemax.settings.json att-entmax15.json \
+  att-sa-softmax.json att-cosformer.json --out att-report
+check "compare: four groups in the report" \
+  bash -c "grep -c '^| att-.*\.json |' '$WORK/att-report/report.md' | grep -qx 4"
+expect_fail "compare of settings files only" "compare: only settings files given" \
+  "$BB" compare att-sparsemax.settings.json --out att-report2
+expect_fail "experiment --attention with an empty item" "--attention: empty item in 'softmax,,ssa'" \
+  "$BB" experiment --corpus corpus.txt --suite suite --out att-exp2 --attention softmax,,ssa
