@@ -9,10 +9,17 @@
 
 namespace bb::cli {
 
+// Means per group, then for the first compared group its difference, interval and Holm p
+// (report.md has every comparison); "*" marks a resolved difference.
 void print_phenomena(const Comparison& c) {
+  size_t first = c.groups.size();
+  for (size_t g = 0; g < c.groups.size() && first == c.groups.size(); ++g)
+    if (c.compared(g)) first = g;
   fmt::print("{:<28}", "phenomenon");
   for (const auto& g : c.groups) fmt::print(" {:>16}", g);
-  if (c.groups.size() > 1) fmt::print(" {:>24}", "difference [95% CI]");
+  if (first < c.groups.size())
+    fmt::print("   {} − {} [95% CI], Holm p", c.groups[first],
+               c.groups[size_t(c.baseline_of[first])]);
   fmt::print("\n");
   auto row = [&](const std::string& name, auto stat_of, const Difference* d) {
     fmt::print("{:<28}", name);
@@ -22,15 +29,20 @@ void print_phenomena(const Comparison& c) {
                                     : fmt::format("{:.1f}", s.mean));
     }
     if (d)
-      fmt::print(" {:>24}", d->has_ci ? fmt::format("{:+.1f} [{:+.1f}, {:+.1f}]", d->diff, d->lo, d->hi)
-                                      : fmt::format("{:+.1f}", d->diff));
+      fmt::print("   {:+.1f}{}{}{}", d->diff,
+                 d->has_ci ? fmt::format(" [{:+.1f}, {:+.1f}]", d->lo, d->hi) : "",
+                 d->p_adj >= 0 ? fmt::format(", p {:.3f}", d->p_adj) : ", p n/a",
+                 d->resolved ? " *" : "");
     fmt::print("\n");
   };
+  const bool any = first < c.groups.size();
   for (const auto& ph : c.phenomena)
     row(ph, [&](size_t g) { return c.phenomenon[g].at(ph); },
-        c.groups.size() > 1 ? &c.phenomenon_diff[0].at(ph) : nullptr);
-  row("overall", [&](size_t g) { return c.overall[g]; },
-      c.groups.size() > 1 ? &c.overall_diff[0] : nullptr);
+        any ? &c.phenomenon_diff[first].at(ph) : nullptr);
+  row("overall", [&](size_t g) { return c.overall[g]; }, any ? &c.overall_diff[first] : nullptr);
+  if (any)
+    fmt::print("(* resolved: Holm-corrected Welch p < 0.05 over seeds and the interval excludes 0; "
+               "p n/a below 2 seeds per group)\n");
 }
 
 void add_compare(CLI::App& app) {
@@ -38,6 +50,7 @@ void add_compare(CLI::App& app) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
   auto boot = std::make_shared<int>(1000);
+  auto baseline = std::make_shared<std::string>("softmax");
   cmd->add_option("results", *files,
                   "Result JSON files from probe (experiment's NAME.settings.json files beside "
                   "them, as in results/*.json, are skipped)")
@@ -46,15 +59,19 @@ void add_compare(CLI::App& app) {
   cmd->add_option("--bootstrap", *boot, "Bootstrap replicates (1 to 1,000,000)")
       ->check(count_in(1, 1000000))
       ->capture_default_str();
-  cmd->callback([files, out, boot] {
+  cmd->add_option("--baseline", *baseline,
+                  "The attention label every other group is compared with, within each stratum "
+                  "(same method, size, steps, suite)")
+      ->capture_default_str();
+  cmd->callback([files, out, boot, baseline] {
     std::vector<std::filesystem::path> paths;
     for (const std::string& f : *files)
       if (!f.ends_with(".settings.json")) paths.emplace_back(f);
     BB_CHECK(!paths.empty(), "compare: only settings files given (expected probe result files)");
-    const Comparison c = compare_runs(load_runs(paths), *boot);
+    const Comparison c = compare_runs(load_runs(paths), *boot, 1, *baseline);
     write_report(*out, c);
     print_phenomena(c);
-    fmt::print("\nreport: {}/report.md (and report.csv, phenomena.svg, paradigms.svg)\n", *out);
+    fmt::print("\nreport: {}/report.md (and report.csv and the charts)\n", *out);
   });
 }
 

@@ -1,4 +1,5 @@
 #include "cli/probe.h"
+#include "cli/run_settings.h"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -51,11 +52,23 @@ json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, 
   }
   json suites = json::array();
   for (const fs::path& p : suite_paths(a)) suites.push_back(fs::absolute(p).string());
+  // How the model was trained, from its run's run.json (a step directory's run is two levels up):
+  // the settings, and the corpus path of the last training session.
+  json training = nullptr;
+  for (const fs::path& run : {fs::path(a.model), fs::path(a.model).parent_path().parent_path()})
+    if (training.is_null())
+      if (const auto record = read_run_record(run)) {
+        training = json::parse((*record)["settings"].dump());
+        const auto& sessions = (*record)["sessions"];
+        if (sessions.is_array() && !sessions.empty() && sessions.back().contains("corpus"))
+          training["corpus"] = sessions.back()["corpus"];
+      }
   return {{"model", fs::absolute(a.model).string()},
           {"config", cfg},
           {"method", method_name(method)},
           {"tie_rule", tie_rule_name(ties)},
           {"suite", suites.size() == 1 ? suites[0] : suites},
+          {"training", training},
           {"pairs_per_paradigm", a.pairs_per_paradigm > 0 ? json(a.pairs_per_paradigm)
                                                           : json("all")},
           {"provenance",

@@ -71,10 +71,16 @@ void add_run_session(const fs::path& dir, const ojson& session) {
   write_file_atomic(path, run.dump(2) + "\n");
 }
 
-std::optional<ojson> read_run_settings(const fs::path& dir) {
+std::optional<ojson> read_run_record(const fs::path& dir) {
   const fs::path path = dir / "run.json";
   if (!fs::exists(path)) return std::nullopt;
-  return read_run_json(path)["settings"];
+  return read_run_json(path);
+}
+
+std::optional<ojson> read_run_settings(const fs::path& dir) {
+  const auto record = read_run_record(dir);
+  if (!record) return std::nullopt;
+  return (*record)["settings"];
 }
 
 std::string settings_fingerprint(const ojson& settings) {

@@ -20,11 +20,13 @@ namespace bb::cli {
 nlohmann::ordered_json train_settings(const TrainArgs& a, const std::string& corpus_sha256,
                                       const std::string& tokenizer_sha256);
 // DIR/run.json, written atomically: the settings, and one "sessions" entry per start or resume
-// (from_step, threads, device, blas: what computed this part of the run).
+// (from_step, threads, device, blas: what computed this part of the run; corpus: its path).
 void write_run_settings(const std::filesystem::path& dir, const nlohmann::ordered_json& settings);
 void add_run_session(const std::filesystem::path& dir, const nlohmann::ordered_json& session);
 // DIR/run.json's settings, if the run has recorded any.
 std::optional<nlohmann::ordered_json> read_run_settings(const std::filesystem::path& dir);
+// DIR/run.json whole ({"settings": ..., "sessions": [...]}), or nullopt when there is none.
+std::optional<nlohmann::ordered_json> read_run_record(const std::filesystem::path& dir);
 // sha256 of the settings with sorted keys: what a probe result records of the run it probed.
 std::string settings_fingerprint(const nlohmann::ordered_json& settings);
 // One "FLAG: WHAT_SAVED was A, now B" entry per differing flag (missing keys count as differing).

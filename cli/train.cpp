@@ -295,7 +295,8 @@ void run_train(TrainArgs a) {
   MetricsLog metrics(a, trainer, *data.dev_batches, progress, trainer.elapsed_before());
   if (fs::exists(out / "run.json"))
     add_run_session(out, {{"from_step", start}, {"threads", a.threads}, {"device", a.device},
-                          {"blas", device == Device::cpu ? blas : "cuBLAS"}});
+                          {"blas", device == Device::cpu ? blas : "cuBLAS"},
+                          {"corpus", fs::absolute(a.corpus).string()}});
   trainer.run([&](const StepLog& s) {
     metrics.on_step(s);
     if (!a.quiet)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "common/error.h"
@@ -12,17 +13,12 @@
 #include "common/json_read.h"
 #include "common/philox.h"
 #include "probing/results.h"
+#include "probing/statistics.h"
 
 namespace bb {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-double mcnemar_p(int b, int c) {
-  if (b + c == 0) return 1.0;
-  const double chi2 = std::pow(std::max(0.0, std::abs(double(b - c)) - 1.0), 2) / double(b + c);
-  return std::erfc(std::sqrt(chi2 / 2));  // chi-square with 1 degree of freedom
-}
 
 std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
   BB_CHECK(!files.empty(), "compare: no result files given");
@@ -38,7 +34,8 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
       r.accuracy[name] = v.at("accuracy").get<double>();
       r.phenomenon_of[name] = v.value("phenomenon", name);
     }
-    // Learning curve: probe_overall lines that `train --probe-every` wrote next to the model.
+    // Learning and dev-loss curves: the metrics.jsonl lines `train` wrote next to the model
+    // (probe_overall with --probe-every; dev_loss at every evaluation).
     const fs::path metrics = fs::path(r.header.value("model", std::string())) / "metrics.jsonl";
     if (fs::exists(metrics)) {
       std::ifstream in(metrics);
@@ -47,6 +44,8 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
           const json j = json::parse(line);
           if (j.contains("probe_overall"))
             r.curve[j.at("step").get<int64_t>()] = j.at("probe_overall").get<double>();
+          if (j.contains("dev_loss") && j.at("dev_loss").is_number())
+            r.dev_loss[j.at("step").get<int64_t>()] = j.at("dev_loss").get<double>();
         } catch (const json::exception&) {
           // a torn last line: not a point
         }
@@ -56,23 +55,26 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
     if (fs::exists(pairs)) r.outcomes = read_pair_outcomes(pairs);
     runs.push_back(std::move(r));
   }
-  // Group by the attention label, plus whatever else differs between files.
+  // Group by the attention label; what else differs between the files (method, size, steps,
+  // suite, pairs per paradigm) makes strata, compared within and never across.
   auto field = [](const RunResult& r, const std::string& k) -> std::string {
+    const json& cfg = r.header["config"];
     if (k == "method") return r.header["method"].get<std::string>();
     if (k == "size")
-      return fmt::format("{}L/{}H/{}d", r.header["config"].value("num_hidden_layers", 0),
-                         r.header["config"].value("num_attention_heads", 0),
-                         r.header["config"].value("hidden_size", 0));
-    return fmt::format("{} steps", r.header["config"].value("steps", int64_t(0)));
+      return fmt::format("{}L/{}H/{}d", cfg.value("num_hidden_layers", 0),
+                         cfg.value("num_attention_heads", 0), cfg.value("hidden_size", 0));
+    if (k == "steps") return fmt::format("{} steps", cfg.value("steps", int64_t(0)));
+    if (k == "suite") return "suite " + r.header.value("suite", json()).dump();
+    return "pairs " + r.header.value("pairs_per_paradigm", json()).dump();
   };
-  for (const std::string k : {"method", "size", "steps"}) {
+  for (auto& r : runs) r.label = r.header["config"].value("label", std::string("model"));
+  for (const std::string k : {"method", "size", "steps", "suite", "pairs"}) {
     std::set<std::string> values;
     for (const auto& r : runs) values.insert(field(r, k));
-    for (auto& r : runs) {
-      if (r.group.empty()) r.group = r.header["config"].value("label", std::string("model"));
-      if (values.size() > 1) r.group += ", " + field(r, k);
-    }
+    if (values.size() > 1)
+      for (auto& r : runs) r.stratum += (r.stratum.empty() ? "" : ", ") + field(r, k);
   }
+  for (auto& r : runs) r.group = r.stratum.empty() ? r.label : r.label + ", " + r.stratum;
   return runs;
 }
 
@@ -96,19 +98,31 @@ void append_unique(std::vector<T>& v, const T& x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
 
-// Whether a group's attention label is exactly "softmax" (not "softmax-t", not
-// "softmax(...)"), possibly followed by ", <what else differs>".
-bool is_softmax_group(const std::string& g) {
-  return g == "softmax" || g.rfind("softmax, ", 0) == 0;
-}
-
-// Groups (softmax first as the baseline, otherwise in file order), paradigms in file order,
-// phenomena sorted.
+// Groups (the baseline label's first, otherwise in file order), their labels, strata and the
+// baseline each is compared with; paradigms in file order, phenomena sorted.
 void collect_names(Comparison& c, const std::vector<RunResult>& runs) {
-  for (const auto& r : runs) append_unique(c.groups, r.group);
-  std::stable_sort(c.groups.begin(), c.groups.end(), [](const std::string& a, const std::string& b) {
-    return is_softmax_group(a) && !is_softmax_group(b);  // softmax is the baseline
+  std::vector<const RunResult*> firsts;  // the first run of each group
+  for (const auto& r : runs)
+    if (std::find(c.groups.begin(), c.groups.end(), r.group) == c.groups.end()) {
+      c.groups.push_back(r.group);
+      firsts.push_back(&r);
+    }
+  std::vector<size_t> order(c.groups.size());
+  for (size_t g = 0; g < order.size(); ++g) order[g] = g;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return firsts[a]->label == c.baseline && firsts[b]->label != c.baseline;
   });
+  std::vector<std::string> groups;
+  for (size_t g : order) {
+    groups.push_back(c.groups[g]);
+    c.labels.push_back(firsts[g]->label);
+    c.strata.push_back(firsts[g]->stratum);
+  }
+  c.groups = std::move(groups);
+  c.baseline_of.assign(c.groups.size(), -1);
+  for (size_t g = 0; g < c.groups.size(); ++g)
+    for (size_t b = 0; b < c.groups.size() && c.labels[g] != c.baseline; ++b)
+      if (c.labels[b] == c.baseline && c.strata[b] == c.strata[g]) c.baseline_of[g] = int(b);
   for (const auto& r : runs)
     for (const auto& p : r.paradigms) {
       append_unique(c.paradigms, p);
@@ -228,20 +242,6 @@ void set_interval(Difference& d, const std::vector<double>& r) {
   d.has_ci = true;
 }
 
-// McNemar's discordant counts over the runs matched by seed order, pooled, and their p-value.
-void set_mcnemar(Difference& d, const std::string& p, const std::vector<const RunResult*>& A,
-                 const std::vector<const RunResult*>& B) {
-  for (size_t i = 0; i < std::min(A.size(), B.size()); ++i) {
-    const auto& oa = A[i]->outcomes.at(p);
-    const auto& ob = B[i]->outcomes.at(p);
-    for (size_t k = 0; k < oa.size(); ++k) {
-      d.b += oa[k] == 1.0 && ob[k] == 0.0;
-      d.c += oa[k] == 0.0 && ob[k] == 1.0;
-    }
-  }
-  d.p = mcnemar_p(d.b, d.c);
-}
-
 // Replicates of a mean over paradigms `ps`: per replicate k, mean_p reps[p][k].
 std::vector<double> mean_replicates(const Replicates& reps, const std::vector<std::string>& ps,
                                     size_t count) {
@@ -253,50 +253,81 @@ std::vector<double> mean_replicates(const Replicates& reps, const std::vector<st
   return r;
 }
 
-// Group g (> 0) minus the baseline: per paradigm (with McNemar when pair-level), per phenomenon
-// and overall, each with a bootstrap interval when pair-level.
+// Welch's test of group B against A on per-run values, and the difference of means.
+Difference seed_test(const std::vector<const RunResult*>& A, const std::vector<const RunResult*>& B,
+                     const std::function<double(const RunResult&)>& value) {
+  std::vector<double> a, b;  // runs without the paradigm or phenomenon (NaN) are left out
+  for (auto* r : A)
+    if (const double v = value(*r); std::isfinite(v)) a.push_back(v);
+  for (auto* r : B)
+    if (const double v = value(*r); std::isfinite(v)) b.push_back(v);
+  Difference d;
+  d.diff = stat_of(b).mean - stat_of(a).mean;
+  d.p = welch_t_test(a, b).p;
+  return d;
+}
+
+// Holm over one level's names for one comparison; then "resolved" where both agree.
+void correct(std::map<std::string, Difference>& level) {
+  std::vector<double> p;
+  for (const auto& [name, d] : level) p.push_back(d.p);
+  const std::vector<double> adj = holm_adjust(p);
+  size_t i = 0;
+  for (auto& [name, d] : level) {
+    d.p_adj = adj[i++];
+    d.resolved = d.p_adj >= 0 && d.p_adj < kAlpha && d.has_ci && (d.lo > 0 || d.hi < 0);
+  }
+}
+
+// Group g minus its baseline group: per paradigm, per phenomenon (per-run phenomenon means) and
+// overall, each with Welch's test over the runs and a bootstrap interval when pair-level.
 void baseline_differences(Comparison& c, const Members& members, size_t g, int bootstrap,
                           Sampler& uniform_int) {
-  const auto& A = members[0];
+  const auto& A = members[size_t(c.baseline_of[g])];
   const auto& B = members[g];
   const bool paired = pair_level(c.paradigms, A, B);
   Replicates reps;
   if (paired) reps = bootstrap_diffs(c.paradigms, A, B, bootstrap, uniform_int);
   const size_t count = paired ? size_t(bootstrap) : 0;
   for (const auto& p : c.paradigms) {
-    Difference d;
-    d.diff = c.paradigm[g][p].mean - c.paradigm[0][p].mean;
+    Difference d = seed_test(A, B, [&](const RunResult& r) {
+      return r.accuracy.count(p) ? r.accuracy.at(p) : std::nan("");
+    });
     set_interval(d, reps[p]);
-    if (paired) set_mcnemar(d, p, A, B);
-    c.paradigm_diff[g - 1][p] = d;
+    c.paradigm_diff[g][p] = d;
   }
   for (const auto& ph : c.phenomena) {
     std::vector<std::string> ps;
     for (const auto& p : c.paradigms)
       if (c.phenomenon_of[p] == ph) ps.push_back(p);
-    Difference d;
-    d.diff = c.phenomenon[g][ph].mean - c.phenomenon[0][ph].mean;
+    Difference d = seed_test(A, B, [&](const RunResult& r) { return phenomenon_accuracy(r, ph); });
     set_interval(d, mean_replicates(reps, ps, count));
-    c.phenomenon_diff[g - 1][ph] = d;
+    c.phenomenon_diff[g][ph] = d;
   }
-  Difference d;
-  d.diff = c.overall[g].mean - c.overall[0].mean;
+  Difference d = seed_test(A, B, overall_accuracy);
   set_interval(d, mean_replicates(reps, c.paradigms, count));
-  c.overall_diff[g - 1] = d;
+  d.p_adj = d.p;  // one test
+  d.resolved = d.p >= 0 && d.p < kAlpha && d.has_ci && (d.lo > 0 || d.hi < 0);
+  c.overall_diff[g] = d;
+  correct(c.paradigm_diff[g]);
+  correct(c.phenomenon_diff[g]);
 }
 
 }  // namespace
 
-Comparison compare_runs(std::vector<RunResult> runs, int bootstrap, uint64_t seed) {
+Comparison compare_runs(std::vector<RunResult> runs, int bootstrap, uint64_t seed,
+                        const std::string& baseline) {
   Comparison c;
+  c.baseline = baseline;
   collect_names(c, runs);
   const Members members = group_members(c, runs);
+  for (const auto& m : members) c.seeds.push_back(int(m.size()));
   group_stats(c, members);
-  const size_t others = c.groups.empty() ? 0 : c.groups.size() - 1;
-  c.paradigm_diff.resize(others), c.phenomenon_diff.resize(others), c.overall_diff.resize(others);
+  const size_t G = c.groups.size();
+  c.paradigm_diff.resize(G), c.phenomenon_diff.resize(G), c.overall_diff.resize(G);
   Sampler uniform_int{Philox{stream_key(seed, 0xB007)}};
-  for (size_t g = 1; g < c.groups.size(); ++g)
-    baseline_differences(c, members, g, bootstrap, uniform_int);
+  for (size_t g = 0; g < G; ++g)
+    if (c.compared(g)) baseline_differences(c, members, g, bootstrap, uniform_int);
   c.runs = std::move(runs);
   return c;
 }

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "common/files.h"
-#include "probing/svg.h"
+#include "common/hash.h"
+#include "probing/report_charts.h"
+#include "probing/statistics.h"
 
 namespace bb {
 
@@ -16,29 +18,198 @@ namespace fs = std::filesystem;
 namespace {
 
 using Stats = std::vector<std::map<std::string, Stat>>;         // [group][name]
-using Diffs = std::vector<std::map<std::string, Difference>>;    // [group - 1][name]
+using Diffs = std::vector<std::map<std::string, Difference>>;    // [group][name]
 
 std::string pm(const Stat& s) {
   return s.n > 1 ? fmt::format("{:.1f} ± {:.1f}", s.mean, s.sd) : fmt::format("{:.1f}", s.mean);
 }
-std::string diff_str(const Difference& d) {
-  return d.has_ci ? fmt::format("{:+.1f} [{:+.1f}, {:+.1f}]", d.diff, d.lo, d.hi)
-                  : fmt::format("{:+.1f}", d.diff);
-}
 std::string p_str(double p) {
   if (p < 0) return "n/a";
-  return p < 1e-4 ? "<1e-4" : fmt::format("{:.4f}", p);
+  return p < 1e-4 ? "<1e-4" : fmt::format("{:.3f}", p);
+}
+// "+1.2 [-0.5, +2.9], p 0.310", bold with "resolved" when the corrected test and the interval
+// agree.
+std::string diff_str(const Difference& d) {
+  std::string s = d.has_ci ? fmt::format("{:+.1f} [{:+.1f}, {:+.1f}]", d.diff, d.lo, d.hi)
+                           : fmt::format("{:+.1f}", d.diff);
+  s += ", p " + p_str(d.p_adj);
+  return d.resolved ? "**" + s + " resolved**" : s;
 }
 
-// The markdown heading, explanation and table of runs.
+// What the interval of group g's comparison rests on.
+std::string interval_basis(const Comparison& c, size_t g) {
+  const int n = std::min(c.seeds[g], c.seeds[size_t(c.baseline_of[g])]);
+  if (n <= 1) return "pairs only (1 seed: seed variance not estimated)";
+  if (n == 2) return "seeds and pairs (rests on two runs per group)";
+  return fmt::format("seeds and pairs ({} runs per group)", n);
+}
+
+std::string column_title(const Comparison& c, size_t g) {
+  return c.groups[g] + " − " + c.groups[size_t(c.baseline_of[g])];
+}
+
+std::string md_method(const Comparison& c) {
+  return fmt::format(
+      "Accuracy in percent, mean ± sd over seeds. Each group is compared with the **{0}** group "
+      "of its stratum (the same method, size, steps, suite and pairs per paradigm; results of "
+      "different ones are never subtracted). A difference cell shows the group minus {0} with a "
+      "95% bootstrap interval (resampling seeds and pairs; with one seed per group pairs only, so "
+      "seed variance is not estimated) and the p-value of Welch's t-test on the per-seed "
+      "accuracies (per-seed phenomenon means for phenomena), Holm-corrected over the {1} "
+      "paradigms and, separately, the {2} phenomena of each comparison. The test needs at least "
+      "{3} seeds per group; below that p is n/a. A difference is **resolved** only when the "
+      "corrected p < {4} and the interval excludes 0; everything else is unresolved.\n",
+      c.baseline, c.paradigms.size(), c.phenomena.size(), kMinSeedsForTest, kAlpha);
+}
+
+// Which phenomena differ (resolved), in which direction and by how much.
+std::string md_summary(const Comparison& c) {
+  std::string md = "## Summary\n\n";
+  bool any_comparison = false;
+  for (size_t g = 0; g < c.groups.size(); ++g) {
+    if (!c.compared(g)) continue;
+    any_comparison = true;
+    std::vector<std::string> found;
+    for (const auto& ph : c.phenomena) {
+      const Difference& d = c.phenomenon_diff[g].at(ph);
+      if (d.resolved)
+        found.push_back(fmt::format("{} {} by {:.1f} points [{:+.1f}, {:+.1f}] (p {})", ph,
+                                    d.diff > 0 ? "higher" : "lower", std::abs(d.diff), d.lo,
+                                    d.hi, p_str(d.p_adj)));
+    }
+    const Difference& o = c.overall_diff[g];
+    md += fmt::format("- **{}**: overall {:+.1f} [{:+.1f}, {:+.1f}] (p {}{}); ", column_title(c, g),
+                      o.diff, o.lo, o.hi, p_str(o.p_adj), o.resolved ? ", resolved" : "");
+    if (found.empty())
+      md += fmt::format("no phenomenon differs resolvably ({} seeds against {}; interval: {}).\n",
+                        c.seeds[g], c.seeds[size_t(c.baseline_of[g])], interval_basis(c, g));
+    else
+      md += fmt::format("resolved: {}; every other phenomenon unresolved (interval: {}).\n",
+                        fmt::join(found, "; "), interval_basis(c, g));
+  }
+  if (!any_comparison)
+    md += fmt::format("No group has a **{}** group in its stratum to be compared with.\n",
+                      c.baseline);
+  return md;
+}
+
+// How a group's runs were made and probed: from a result file's header (its config, method, tie
+// rule, suite files) and the training settings probe copied from the run's run.json.
+struct GroupSettings {
+  std::string preset, steps, masking, corpus, method, tie_rule, suite, pairs;
+};
+
+GroupSettings group_settings(const RunResult& r) {
+  const nlohmann::json& h = r.header;
+  const nlohmann::json& cfg = h["config"];
+  const nlohmann::json t = h.value("training", nlohmann::json());
+  auto text = [](const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
+  GroupSettings s;
+  s.preset = t.is_object() && t.contains("--preset")
+                 ? text(t["--preset"])
+                 : fmt::format("{}L/{}H/{}d", cfg.value("num_hidden_layers", 0),
+                               cfg.value("num_attention_heads", 0), cfg.value("hidden_size", 0));
+  s.steps = std::to_string(cfg.value("steps", int64_t(0)));
+  s.masking = "not recorded";
+  s.corpus = "not recorded";
+  if (t.is_object()) {
+    if (t.contains("--hf-masking"))
+      s.masking = t["--hf-masking"].get<bool>()
+                      ? fmt::format("HF 80/10/10, p {}", text(t.value("--mask-prob", nlohmann::json())))
+                      : fmt::format("BabyBERTa 90/10/0, p {}, {} patterns",
+                                    text(t.value("--mask-prob", nlohmann::json())),
+                                    text(t.value("--mask-patterns", nlohmann::json())));
+    const std::string sha = t.value("--corpus (sha256)", std::string());
+    s.corpus = fmt::format("{} ({})", t.value("corpus", std::string("path not recorded")),
+                           sha.substr(0, 12));
+  }
+  s.method = h.value("method", std::string());
+  s.tie_rule = h.value("tie_rule", std::string());
+  std::vector<std::string> files;
+  const nlohmann::json prov = h.value("provenance", nlohmann::json::object());
+  if (prov.is_object() && prov.contains("suite_files") && prov["suite_files"].is_array())
+    for (const auto& f : prov["suite_files"]) files.push_back(f.value("sha256", std::string()));
+  s.suite = fmt::format("{} ({} files: {})", text(h.value("suite", nlohmann::json())), files.size(),
+                        sha256_hex(fmt::format("{}", fmt::join(files, ","))).substr(0, 12));
+  s.pairs = text(h.value("pairs_per_paradigm", nlohmann::json("all")));
+  return s;
+}
+
+// One CSV line of a level's name and group (d: its difference, when compared).
+std::string csv_line(const Comparison& c, size_t g, const std::string& level,
+                     const std::string& name, const Stat& s, const Difference* d) {
+  std::string line = fmt::format("{},\"{}\",\"{}\",\"{}\",\"{}\",{:.4f},{:.4f},{}", level, name,
+                                 c.groups[g], c.labels[g], c.strata[g], s.mean, s.sd, s.n);
+  if (!d) return line + ",,,,,,,,\n";
+  auto num = [](double v, bool has) { return has ? fmt::format("{:.6g}", v) : std::string(); };
+  return line + fmt::format(",\"{}\",{:.4f},{},{},{},{},{},\"{}\"\n",
+                            c.groups[size_t(c.baseline_of[g])], d->diff, num(d->lo, d->has_ci),
+                            num(d->hi, d->has_ci), num(d->p, d->p >= 0),
+                            num(d->p_adj, d->p_adj >= 0), d->resolved ? "yes" : "no",
+                            interval_basis(c, g));
+}
+
+// CSV rows of one level: per name and group mean, sd, runs; for compared groups the baseline,
+// the difference, its interval, Welch's p, Holm's p and whether it is resolved.
+std::string csv_rows(const Comparison& c, const std::string& level,
+                     const std::vector<std::string>& names, const Stats& stats,
+                     const Diffs& diffs) {
+  std::string csv;
+  for (const auto& n : names)
+    for (size_t g = 0; g < c.groups.size(); ++g)
+      csv += csv_line(c, g, level, n, stats[g].at(n), c.compared(g) ? &diffs[g].at(n) : nullptr);
+  return csv;
+}
+
+std::string report_csv(const Comparison& c) {
+  std::string csv =
+      "level,name,group,label,stratum,mean,sd,runs,baseline,diff_vs_baseline,ci_low,ci_high,"
+      "welch_p,holm_p,resolved,interval_basis\n";
+  csv += csv_rows(c, "phenomenon", c.phenomena, c.phenomenon, c.phenomenon_diff);
+  csv += csv_rows(c, "paradigm", c.paradigms, c.paradigm, c.paradigm_diff);
+  for (size_t g = 0; g < c.groups.size(); ++g)
+    csv += csv_line(c, g, "overall", "overall", c.overall[g],
+                    c.compared(g) ? &c.overall_diff[g] : nullptr);
+  // The settings of every group, as key-value rows (level "setting", name the setting).
+  for (size_t g = 0; g < c.groups.size(); ++g) {
+    const RunResult* first = nullptr;
+    for (const auto& r : c.runs)
+      if (r.group == c.groups[g] && !first) first = &r;
+    const GroupSettings s = group_settings(*first);
+    for (const auto& [k, v] : {std::pair{"preset", s.preset}, {"steps", s.steps},
+                               {"masking", s.masking}, {"corpus", s.corpus}, {"method", s.method},
+                               {"tie_rule", s.tie_rule}, {"suite", s.suite},
+                               {"pairs_per_paradigm", s.pairs}})
+      csv += fmt::format("setting,\"{}\",\"{}\",\"{}\",\"{}\",,,{},,,,,,,,\"{}\"\n", k,
+                         c.groups[g], c.labels[g], c.strata[g], c.seeds[g], v);
+  }
+  return csv;
+}
+
+// Per group: how its runs were made and probed (from the result files and the runs' run.json).
+std::string md_settings(const Comparison& c) {
+  std::string md = "\n## Settings\n\n| group | runs (seeds) | preset | steps | masking | corpus "
+                   "(sha256) | method | tie rule | suite (sha256 of its files) | pairs per "
+                   "paradigm |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (size_t g = 0; g < c.groups.size(); ++g) {
+    std::vector<std::string> seeds;
+    const RunResult* first = nullptr;
+    for (const auto& r : c.runs)
+      if (r.group == c.groups[g]) {
+        seeds.push_back(std::to_string(r.seed));
+        if (!first) first = &r;
+      }
+    const GroupSettings s = group_settings(*first);
+    md += fmt::format("| {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.groups[g],
+                      seeds.size(), fmt::join(seeds, ", "), s.preset, s.steps, s.masking,
+                      s.corpus, s.method, s.tie_rule, s.suite, s.pairs);
+  }
+  return md;
+}
+
 std::string md_runs(const Comparison& c) {
-  std::string md = "# Attention-function comparison\n\n";
-  md += fmt::format("{} runs. Accuracy in percent, mean ± sd over seeds. Differences are each "
-                    "group minus the baseline **{}**, with a 95% bootstrap interval over seeds "
-                    "and pairs. McNemar: paired test per paradigm, runs matched by seed order, "
-                    "discordant pairs pooled (b = baseline right / other wrong, c = the reverse).\n\n",
-                    c.runs.size(), c.groups[0]);
-  md += "## Runs\n\n| file | group | seed | steps | method | overall |\n|---|---|---|---|---|---|\n";
+  std::string md = "\n## Runs\n\n| file | group | seed | steps | method | overall |\n"
+                   "|---|---|---|---|---|---|\n";
   for (const auto& r : c.runs)
     md += fmt::format("| {} | {} | {} | {} | {} | {:.1f} |\n", r.path.filename().string(), r.group,
                       r.seed, r.header["config"].value("steps", int64_t(0)),
@@ -46,128 +217,57 @@ std::string md_runs(const Comparison& c) {
   return md;
 }
 
-// "## title" and a table: one row per name, columns per group, differences per non-baseline
-// group and, with `mcnemar`, the first non-baseline group's McNemar b/c and p.
-std::string md_table(const Comparison& c, const std::string& title,
-                     const std::vector<std::string>& names, const Stats& stats, const Diffs& diffs,
-                     bool mcnemar) {
-  const int G = int(c.groups.size());
-  std::string md = "\n## " + title + "\n\n| " + (mcnemar ? "paradigm" : "phenomenon");
-  for (const auto& g : c.groups) md += " | " + g;
-  for (int g = 1; g < G; ++g) md += " | " + c.groups[g] + " − " + c.groups[0];
-  if (mcnemar) md += " | McNemar b/c | p";
-  md += " |\n|---";
-  for (int i = 0; i < 2 * G - 1 + (mcnemar ? 2 : 0); ++i) md += "|---";
+// "## title" and a table: one row per name, columns per group, then a difference column per
+// compared group.
+std::string md_table(const Comparison& c, const std::string& title, const char* what,
+                     const std::vector<std::string>& names, const Stats& stats,
+                     const Diffs& diffs) {
+  std::string md = "\n## " + title + "\n\n| " + what;
+  int columns = 1;
+  for (const auto& g : c.groups) md += " | " + g, ++columns;
+  for (size_t g = 0; g < c.groups.size(); ++g)
+    if (c.compared(g)) md += " | " + column_title(c, g), ++columns;
+  md += " |\n";
+  for (int i = 0; i < columns; ++i) md += "|---";
   md += "|\n";
   for (const auto& n : names) {
     md += "| " + n;
-    for (int g = 0; g < G; ++g) md += " | " + pm(stats[g].at(n));
-    for (int g = 1; g < G; ++g) md += " | " + diff_str(diffs[g - 1].at(n));
-    if (mcnemar && G > 1) {
-      const auto& d = diffs[0].at(n);
-      md += fmt::format(" | {}/{} | {}", d.b, d.c, p_str(d.p));
-    }
+    for (size_t g = 0; g < c.groups.size(); ++g) md += " | " + pm(stats[g].at(n));
+    for (size_t g = 0; g < c.groups.size(); ++g)
+      if (c.compared(g)) md += " | " + diff_str(diffs[g].at(n));
     md += " |\n";
   }
   return md;
 }
 
-std::string report_md(const Comparison& c, bool learning_curve) {
-  const int G = int(c.groups.size());
-  std::string md = md_runs(c);
-  md += md_table(c, "Phenomena", c.phenomena, c.phenomenon, c.phenomenon_diff, false);
+std::string report_md(const Comparison& c, const std::vector<std::string>& charts) {
+  std::string md = fmt::format("# Attention-function comparison\n\n{} runs in {} groups. ",
+                               c.runs.size(), c.groups.size());
+  md += md_method(c) + "\n" + md_summary(c) + md_settings(c);
+  md += md_table(c, "Phenomena", "phenomenon", c.phenomena, c.phenomenon, c.phenomenon_diff);
   md += "| **overall (mean over paradigms)**";
-  for (int g = 0; g < G; ++g) md += " | **" + pm(c.overall[g]) + "**";
-  for (int g = 1; g < G; ++g) md += " | **" + diff_str(c.overall_diff[g - 1]) + "**";
-  md += " |\n";
-  md += md_table(c, "Paradigms", c.paradigms, c.paradigm, c.paradigm_diff, true);
-  md += "\n![phenomena](phenomena.svg)\n\n![paradigms](paradigms.svg)\n";
-  if (learning_curve) md += "\n![learning curve](learning_curve.svg)\n";
-  return md;
-}
-
-// CSV rows of one level: per name and group mean, sd, runs; for non-baseline groups the
-// difference, its interval and (paradigms only) McNemar b, c, p.
-std::string csv_rows(const Comparison& c, const std::string& level,
-                     const std::vector<std::string>& names, const Stats& stats, const Diffs& diffs) {
-  std::string csv;
-  for (const auto& n : names)
-    for (size_t g = 0; g < c.groups.size(); ++g) {
-      const Stat& s = stats[g].at(n);
-      csv += fmt::format("{},\"{}\",\"{}\",{:.4f},{:.4f},{}", level, n, c.groups[g], s.mean, s.sd, s.n);
-      if (g == 0) {
-        csv += ",,,,,,\n";
-        continue;
-      }
-      const Difference& d = diffs[g - 1].at(n);
-      const bool paradigm = level == "paradigm";
-      csv += fmt::format(",{:.4f},{},{},{},{},{}\n", d.diff,
-                         d.has_ci ? fmt::format("{:.4f}", d.lo) : "",
-                         d.has_ci ? fmt::format("{:.4f}", d.hi) : "",
-                         paradigm ? std::to_string(d.b) : "", paradigm ? std::to_string(d.c) : "",
-                         paradigm && d.p >= 0 ? fmt::format("{:.6g}", d.p) : "");
-    }
-  return csv;
-}
-
-std::string report_csv(const Comparison& c) {
-  std::string csv = "level,name,group,mean,sd,runs,diff_vs_baseline,ci_low,ci_high,mcnemar_b,"
-                    "mcnemar_c,mcnemar_p\n";
-  csv += csv_rows(c, "phenomenon", c.phenomena, c.phenomenon, c.phenomenon_diff);
-  csv += csv_rows(c, "paradigm", c.paradigms, c.paradigm, c.paradigm_diff);
+  for (size_t g = 0; g < c.groups.size(); ++g) md += " | **" + pm(c.overall[g]) + "**";
   for (size_t g = 0; g < c.groups.size(); ++g)
-    csv += fmt::format("overall,\"overall\",\"{}\",{:.4f},{:.4f},{}{}\n", c.groups[g],
-                       c.overall[g].mean, c.overall[g].sd, c.overall[g].n,
-                       g == 0 ? ",,,,,," : fmt::format(",{:.4f},{:.4f},{:.4f},,,",
-                                                       c.overall_diff[g - 1].diff,
-                                                       c.overall_diff[g - 1].lo,
-                                                       c.overall_diff[g - 1].hi));
-  return csv;
-}
-
-// Bars [group][name] of mean ± sd.
-std::string bars_svg(const Comparison& c, const std::string& title,
-                     const std::vector<std::string>& names, const Stats& stats) {
-  BarChart b{title, names, c.groups, {}, {}};
-  for (size_t g = 0; g < c.groups.size(); ++g) {
-    b.mean.emplace_back(), b.sd.emplace_back();
-    for (const auto& n : names) {
-      b.mean.back().push_back(stats[g].at(n).mean);
-      b.sd.back().push_back(stats[g].at(n).sd);
-    }
-  }
-  return bar_chart_svg(b);
-}
-
-// Per group, the mean over its runs' probe_overall at each probed step.
-LineChart learning_curves(const Comparison& c) {
-  const size_t G = c.groups.size();
-  LineChart lc{"Overall accuracy during training", c.groups,
-               std::vector<std::vector<std::pair<double, double>>>(G)};
-  for (size_t g = 0; g < G; ++g) {
-    std::map<int64_t, std::pair<double, int>> at;  // step -> (sum, count)
-    for (const auto& r : c.runs)
-      if (r.group == c.groups[g])
-        for (const auto& [step, acc] : r.curve) at[step].first += acc, at[step].second += 1;
-    for (const auto& [step, v] : at) lc.points[g].push_back({double(step), v.first / v.second});
-  }
-  return lc;
+    if (c.compared(g)) md += " | " + diff_str(c.overall_diff[g]);
+  md += " |\n";
+  md += md_table(c, "Paradigms", "paradigm", c.paradigms, c.paradigm, c.paradigm_diff);
+  md += "\n## Charts\n\n";
+  for (const auto& f : charts) md += fmt::format("![{}]({})\n\n", f.substr(0, f.size() - 4), f);
+  return md + md_runs(c);
 }
 
 }  // namespace
 
 void write_report(const fs::path& dir, const Comparison& c) {
   fs::create_directories(dir);
-  const LineChart lc = learning_curves(c);
-  bool curve = false;  // a chart only when some group has at least two points
-  for (const auto& points : lc.points) curve |= points.size() >= 2;
-  write_file_atomic(dir / "report.md", report_md(c, curve));
+  const std::vector<ReportChart> charts = report_charts(c);
+  std::vector<std::string> names;
+  for (const auto& chart : charts) {
+    write_file_atomic(dir / chart.file, chart.svg);
+    names.push_back(chart.file);
+  }
+  write_file_atomic(dir / "report.md", report_md(c, names));
   write_file_atomic(dir / "report.csv", report_csv(c));
-  write_file_atomic(dir / "phenomena.svg",
-                    bars_svg(c, "Accuracy per phenomenon", c.phenomena, c.phenomenon));
-  if (curve) write_file_atomic(dir / "learning_curve.svg", line_chart_svg(lc));
-  write_file_atomic(dir / "paradigms.svg",
-                    bars_svg(c, "Accuracy per paradigm", c.paradigms, c.paradigm));
 }
 
 }  // namespace bb

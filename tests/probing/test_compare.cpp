@@ -1,7 +1,9 @@
-// compare: statistics on synthetic results with known answers; the SVG renders in Chromium.
+// compare: statistics on synthetic results with known answers (Welch's test over seeds, Holm's
+// correction, strata that are never subtracted across); the SVG charts render in Chromium.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -11,7 +13,9 @@
 #include "common/files.h"
 #include "probing/compare.h"
 #include "probing/report.h"
+#include "probing/report_charts.h"
 #include "probing/results.h"
+#include "probing/statistics.h"
 #include "probing/svg.h"
 #include "render_svg.h"
 #include "temp_dir.h"
@@ -21,7 +25,8 @@ namespace fs = std::filesystem;
 
 namespace {
 // A run whose paradigm "agr-x" has `correct` of 100 pairs right (the first ones), "bind-y" 50.
-fs::path write_run(const fs::path& dir, const std::string& label, int seed, int correct) {
+fs::path write_run(const fs::path& dir, const std::string& label, int seed, int correct,
+                   const std::string& method = "holistic") {
   Suite s;
   s.paradigms = {"agr-x", "bind-y"};
   std::vector<double> good, bad;
@@ -34,15 +39,55 @@ fs::path write_run(const fs::path& dir, const std::string& label, int seed, int 
     good.push_back(i % 2 ? 1.0 : 3.0), bad.push_back(2.0);
   }
   const auto sum = summarize(s, good, bad, Method::holistic, TieRule::half);
-  const fs::path f = dir / (label + "-" + std::to_string(seed) + ".json");
+  const fs::path f = dir / (label + "-" + method + "-" + std::to_string(seed) + ".json");
   write_probe_results(f, {{"model", "m"}, {"config", {{"label", label}, {"seed", seed}, {"steps", 10}}},
-                          {"method", "holistic"}, {"tie_rule", "half"}},
+                          {"method", method}, {"tie_rule", "half"}},
                       sum);
   return f;
 }
+
+// Two-sided p of Student's t with 4 degrees of freedom, in closed form.
+double t4_p(double t) {
+  const double u = 1 + t * t / 4;
+  return 1 - 0.75 * (t / std::sqrt(u)) * (1 - t * t / u / 12);
+}
+
+// The pooled McNemar test the report used before (kept here to show where it overclaims).
+double pooled_mcnemar_p(int b, int c) {
+  const double chi2 = std::pow(std::max(0.0, std::abs(double(b - c)) - 1.0), 2) / double(b + c);
+  return std::erfc(std::sqrt(chi2 / 2));
+}
+
 }  // namespace
 
-TEST_CASE("compare: means, sd, difference with CI, McNemar") {
+TEST_CASE("statistics: Student's t, Welch's test and Holm's correction on known values") {
+  CHECK(student_t_two_sided_p(1.0, 1.0) == doctest::Approx(0.5).epsilon(1e-10));  // Cauchy
+  CHECK(student_t_two_sided_p(2.0, 2.0) == doctest::Approx(1 - 2 / std::sqrt(6.0)).epsilon(1e-10));
+  CHECK(student_t_two_sided_p(2.776445, 4.0) == doctest::Approx(0.05).epsilon(1e-5));
+  CHECK(student_t_two_sided_p(0.0, 7.3) == doctest::Approx(1.0));
+  CHECK(incomplete_beta(2.5, 1.5, 0.3) + incomplete_beta(1.5, 2.5, 0.7) == doctest::Approx(1.0));
+  // {1,2,3} against {4,5,6}: t = 3/sqrt(2/3), df = 4
+  const WelchTest w = welch_t_test({1, 2, 3}, {4, 5, 6});
+  CHECK(w.t == doctest::Approx(3 / std::sqrt(2.0 / 3)));
+  CHECK(w.df == doctest::Approx(4.0));
+  CHECK(w.p == doctest::Approx(t4_p(w.t)).epsilon(1e-8));
+  // Unequal variances and sizes: means 2 and 5.5, variances 2 and 29/3; se^2 = 1 + 29/12,
+  // df by Welch-Satterthwaite = se^4 / (1 + (29/12)^2 / 3)
+  const WelchTest u = welch_t_test({1, 3}, {2, 4, 9, 7});
+  const double se2 = 1 + 29.0 / 12;
+  CHECK(u.t == doctest::Approx(3.5 / std::sqrt(se2)));
+  CHECK(u.df == doctest::Approx(se2 * se2 / (1 + (29.0 / 12) * (29.0 / 12) / 3)));
+  CHECK(welch_t_test({1}, {2, 3}).p == -1);  // one seed: no test
+  CHECK(welch_t_test({5, 5}, {5, 5}).p == 1.0);
+  CHECK(welch_t_test({5, 5}, {6, 6}).p == -1);  // no variance at all: not computable
+  const std::vector<double> adj = holm_adjust({0.01, 0.04, 0.03, -1});
+  CHECK(adj[0] == doctest::Approx(0.03));
+  CHECK(adj[2] == doctest::Approx(0.06));
+  CHECK(adj[1] == doctest::Approx(0.06));  // monotone: never below an earlier step
+  CHECK(adj[3] == -1);
+}
+
+TEST_CASE("compare: means, sd, difference with interval, Welch's test over seeds, Holm") {
   test::TempDir d("compare");
   std::vector<fs::path> files;
   const int soft[3] = {60, 62, 64}, ssa[3] = {70, 72, 74};
@@ -52,33 +97,107 @@ TEST_CASE("compare: means, sd, difference with CI, McNemar") {
   }
   const Comparison c = compare_runs(load_runs(files), 400);
   REQUIRE(c.groups == std::vector<std::string>{"softmax", "ssa"});
+  CHECK(c.baseline_of == std::vector<int>{-1, 0});
   CHECK(c.paradigm[0].at("agr-x").mean == doctest::Approx(62.0));
   CHECK(c.paradigm[0].at("agr-x").sd == doctest::Approx(2.0));
   CHECK(c.paradigm[1].at("agr-x").mean == doctest::Approx(72.0));
   CHECK(c.phenomenon[1].at("bind").mean == doctest::Approx(50.0));
   CHECK(c.overall[1].mean == doctest::Approx(61.0));
-  const Difference& d_agr = c.paradigm_diff[0].at("agr-x");
+  const Difference& d_agr = c.paradigm_diff[1].at("agr-x");
   CHECK(d_agr.diff == doctest::Approx(10.0));
   CHECK(d_agr.has_ci);
   CHECK(d_agr.lo < 10.0);
   CHECK(d_agr.hi > 10.0);
-  CHECK(d_agr.lo > 0.0);  // 30 pooled discordant pairs all favour ssa
-  // Matched by seed: ssa gets pairs [soft_k, ssa_k) right that softmax misses: 10 per seed.
-  CHECK(d_agr.b == 0);
-  CHECK(d_agr.c == 30);
-  CHECK(d_agr.p == doctest::Approx(mcnemar_p(0, 30)));
-  CHECK(mcnemar_p(10, 0) == doctest::Approx(0.004426).epsilon(1e-3));  // chi2 = 8.1
-  CHECK(mcnemar_p(5, 5) == doctest::Approx(1.0));
-  const Difference& d_bind = c.paradigm_diff[0].at("bind-y");
+  CHECK(d_agr.lo > 0.0);
+  // Welch: t = 10 / sqrt(4/3 + 4/3), df = 4; Holm over the 2 paradigms (bind-y: p = 1)
+  const double p = t4_p(10 / std::sqrt(8.0 / 3));
+  CHECK(d_agr.p == doctest::Approx(p).epsilon(1e-8));
+  CHECK(d_agr.p_adj == doctest::Approx(2 * p).epsilon(1e-8));
+  CHECK(d_agr.resolved);
+  const Difference& d_bind = c.paradigm_diff[1].at("bind-y");
   CHECK(d_bind.diff == doctest::Approx(0.0));
-  CHECK(d_bind.b + d_bind.c == 0);
+  CHECK(d_bind.p == 1.0);
+  CHECK_FALSE(d_bind.resolved);
 
   write_report(d.path / "report", c);
   const std::string md = read_file(d.path / "report" / "report.md");
-  CHECK(md.find("| agr | 62.0 ± 2.0 | 72.0 ± 2.0 | +10.0 [") != std::string::npos);
+  CHECK(md.find("| agr | 62.0 ± 2.0 | 72.0 ± 2.0 | **+10.0 [") != std::string::npos);
+  CHECK(md.find("## Summary") < md.find("## Phenomena"));
+  CHECK(md.find("resolved: agr higher by 10.0 points") != std::string::npos);
+  CHECK(md.find("Holm-corrected") != std::string::npos);
   const std::string csv = read_file(d.path / "report" / "report.csv");
-  CHECK(csv.find("paradigm,\"agr-x\",\"ssa\",72.0000,2.0000,3,10.0000,") != std::string::npos);
-  CHECK(fs::exists(d.path / "report" / "phenomena.svg"));
+  CHECK(csv.find("paradigm,\"agr-x\",\"ssa\",\"ssa\",\"\",72.0000,2.0000,3,\"softmax\",10.0000,") !=
+        std::string::npos);
+  CHECK(csv.find("setting,\"method\",\"ssa\"") != std::string::npos);
+  for (const char* f : {"phenomena.svg", "paradigms.svg", "differences.svg"})
+    CHECK(fs::exists(d.path / "report" / f));
+}
+
+TEST_CASE("compare: where pooled McNemar overclaims, the seed-level test does not") {
+  // softmax seeds get 50 and 70 pairs right, ssa 60 and 80: 20 discordant pairs, all for ssa,
+  // so pooled McNemar gives p < 1e-4; over seeds (two per group) the 10-point gain is within the
+  // 20-point seed spread and Welch's p is large.
+  test::TempDir d("mcnemar");
+  std::vector<fs::path> files;
+  const int soft[2] = {50, 70}, ssa[2] = {60, 80};
+  for (int k = 0; k < 2; ++k) {
+    files.push_back(write_run(d.path, "softmax", k + 1, soft[k]));
+    files.push_back(write_run(d.path, "ssa", k + 1, ssa[k]));
+  }
+  const Comparison c = compare_runs(load_runs(files), 400);
+  const Difference& dd = c.paradigm_diff[1].at("agr-x");
+  CHECK(pooled_mcnemar_p(0, 20) < 1e-4);
+  CHECK(dd.diff == doctest::Approx(10.0));
+  CHECK(dd.p > 0.3);
+  CHECK_FALSE(dd.resolved);
+  write_report(d.path / "report", c);
+  CHECK(read_file(d.path / "report" / "report.md").find("rests on two runs per group") !=
+        std::string::npos);
+}
+
+TEST_CASE("compare: one seed per group has no seed-level test and says so") {
+  test::TempDir d("oneseed");
+  const Comparison c = compare_runs(
+      load_runs({write_run(d.path, "softmax", 1, 60), write_run(d.path, "ssa", 1, 80)}), 200);
+  const Difference& dd = c.paradigm_diff[1].at("agr-x");
+  CHECK(dd.has_ci);  // pairs resampled
+  CHECK(dd.p == -1);
+  CHECK_FALSE(dd.resolved);
+  write_report(d.path / "report", c);
+  const std::string md = read_file(d.path / "report" / "report.md");
+  CHECK(md.find("pairs only (1 seed: seed variance not estimated)") != std::string::npos);
+  CHECK(md.find(", p n/a") != std::string::npos);
+}
+
+TEST_CASE("compare: methods are strata, never subtracted across; --baseline picks the label") {
+  test::TempDir d("strata");
+  std::vector<fs::path> files;
+  for (int k = 1; k <= 2; ++k) {
+    files.push_back(write_run(d.path, "softmax", k, 60 + k, "holistic"));
+    files.push_back(write_run(d.path, "ssa", k, 70 + k, "holistic"));
+    files.push_back(write_run(d.path, "softmax", k, 40 + k, "pll"));
+    files.push_back(write_run(d.path, "ssa", k, 45 + k, "pll"));
+  }
+  const Comparison c = compare_runs(load_runs(files), 200);
+  REQUIRE(c.groups.size() == 4);
+  CHECK(c.groups[0] == "softmax, holistic");
+  CHECK(c.groups[1] == "softmax, pll");
+  for (size_t g = 2; g < 4; ++g) {
+    CAPTURE(c.groups[g]);
+    REQUIRE(c.compared(g));
+    CHECK(c.strata[size_t(c.baseline_of[g])] == c.strata[g]);  // the same method
+  }
+  const size_t pll = c.groups[2] == "ssa, pll" ? 2 : 3;
+  CHECK(c.paradigm_diff[pll].at("agr-x").diff == doctest::Approx(5.0));
+  CHECK(c.paradigm_diff[5 - pll].at("agr-x").diff == doctest::Approx(10.0));
+  // With ssa as the baseline, softmax is compared with it.
+  const Comparison b = compare_runs(load_runs(files), 200, 1, "ssa");
+  CHECK(b.labels[0] == "ssa");
+  CHECK(b.labels[2] == "softmax");
+  CHECK(b.paradigm_diff[2].at("agr-x").diff < 0);
+  // No baseline in the results: nothing is subtracted.
+  const Comparison none = compare_runs(load_runs(files), 200, 1, "cosformer");
+  for (size_t g = 0; g < none.groups.size(); ++g) CHECK_FALSE(none.compared(g));
 }
 
 TEST_CASE("compare: malformed results are refused naming the file and the field") {
@@ -158,4 +277,35 @@ TEST_CASE("the SVG chart renders in headless Chromium") {
   CHECK(chart_png.substr(1, 3) == "PNG");
   // A page with bars, text and lines compresses far worse than a white page of the same size.
   CHECK(chart_png.size() > 3 * blank_png.size());
+
+  // Every chart of a report (with learning and dev-loss curves), rendered at 1200 x 900.
+  std::vector<fs::path> files;
+  for (int k = 1; k <= 2; ++k)
+    for (const auto& [label, correct] : {std::pair{"softmax", 60}, {"ssa", 75}, {"cosformer", -k}})
+      files.push_back(write_run(d.path, label, k, correct + k));
+  Comparison c = compare_runs(load_runs(files), 200);
+  for (RunResult& r : c.runs)
+    for (int64_t step : {100, 200, 300}) {
+      r.curve[step] = 50 + double(step) / 20 + (r.label == "ssa" ? 3 : 0);
+      r.dev_loss[step] = 6 - double(step) / 100 - (r.label == "ssa" ? 0.2 : 0);
+    }
+  const auto charts = report_charts(c);
+  std::vector<std::string> names;
+  for (const auto& chart : charts) names.push_back(chart.file);
+  CHECK(names == std::vector<std::string>{"phenomena.svg", "paradigms.svg", "differences.svg",
+                                          "learning_curve.svg", "dev_loss.svg"});
+  for (const auto& chart : charts) {
+    CAPTURE(chart.file);
+    for (const auto& g : c.groups)  // every group drawn (differences: every compared one)
+      if (chart.file != "differences.svg" || g != "softmax")
+        CHECK(chart.svg.find(">" + g) != std::string::npos);
+    write_file_atomic(d.path / chart.file, chart.svg);
+    const std::string png = test::render_svg(d.path / chart.file, d.path, 1200);
+    REQUIRE(png.size() > 8);
+    CHECK(png.substr(1, 3) == "PNG");
+    CHECK(png.size() > 3 * blank_png.size());
+  }
+  // A 0% bar (cosformer's agr) is drawn with a visible height.
+  CHECK(c.phenomenon[2].at("agr").mean == 0.0);
+  CHECK(charts[0].svg.find("height=\"1.5\"") != std::string::npos);
 }

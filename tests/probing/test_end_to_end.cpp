@@ -80,7 +80,8 @@ TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above c
   CHECK(read_file(d.path / "report" / "report.md").find("learning_curve.svg") != std::string::npos);
   CHECK(read_file(d.path / "compare.log").find("agreement") != std::string::npos);
   const std::string report = read_file(d.path / "report" / "report.md");
-  CHECK(report.find("baseline **softmax**") != std::string::npos);
+  CHECK(report.find("compared with the **softmax** group") != std::string::npos);
+  CHECK(read_file(d.path / "report" / "report.md").find("dev_loss.svg") != std::string::npos);
   const std::string chart = read_file(d.path / "report" / "phenomena.svg");
   for (const auto& att : functions) CHECK(chart.find(">" + att + "<") != std::string::npos);
 }
