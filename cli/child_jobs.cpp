@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <chrono>
 #include <cstring>
 
 #include "cli/commands.h"
@@ -44,11 +45,26 @@ pid_t start_child(const std::string& self, const Job& job) {
 
 }  // namespace
 
-void run_jobs(const std::vector<Job>& jobs, int parallel) {
+void run_jobs(const std::vector<Job>& jobs, int parallel, const JobsStatus& status) {
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   std::vector<std::pair<pid_t, const Job*>> running;
   std::vector<std::string> failed, interrupted;
   bool forwarded = false;
+  size_t finished = 0;
+  const bool tty = ::isatty(STDERR_FILENO);
+  auto last_status = std::chrono::steady_clock::now();
+  // A job event's line (on a terminal, over the status line), then the status again.
+  auto event = [&](const std::string& line) {
+    fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
+    if (status) fmt::print(stderr, "{}{}", status(finished), tty ? "" : "\n");
+    last_status = std::chrono::steady_clock::now();
+  };
+  auto tick = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    if (!status || now - last_status < std::chrono::seconds(tty ? 2 : 60)) return;
+    fmt::print(stderr, "{}{}{}", tty ? "\r\033[K" : "", status(finished), tty ? "" : "\n");
+    last_status = now;
+  };
   // Waits for one child to end; on a stop request, passes it on to the running children once.
   auto reap = [&] {
     int status = 0;
@@ -59,6 +75,7 @@ void run_jobs(const std::vector<Job>& jobs, int parallel) {
         forwarded = true;
       }
       ::usleep(100 * 1000);
+      tick();
     }
     if (pid < 0) return;
     for (size_t i = 0; i < running.size(); ++i) {
@@ -66,7 +83,8 @@ void run_jobs(const std::vector<Job>& jobs, int parallel) {
       const Job& j = *running[i].second;
       const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       const char* what = code == 0 ? "finished" : code == 130 ? "stopped " : "FAILED  ";
-      fmt::print(stderr, "  {} {}\n", what, j.name);
+      finished += code == 0;
+      event(fmt::format("  {} {}", what, j.name));
       if (code == 130) interrupted.push_back(j.name);
       else if (code != 0) failed.push_back(fmt::format("{} (exit {}, log: {})", j.name, code, j.log.string()));
       running.erase(running.begin() + long(i));
@@ -78,9 +96,10 @@ void run_jobs(const std::vector<Job>& jobs, int parallel) {
     if (Trainer::stop_requested || !failed.empty()) break;
     fs::create_directories(j.log.parent_path());
     running.push_back({start_child(self, j), &j});
-    fmt::print(stderr, "  started  {} (log: {})\n", j.name, j.log.string());
+    event(fmt::format("  started  {} (log: {})", j.name, j.log.string()));
   }
   while (!running.empty()) reap();
+  if (status && tty) fmt::print(stderr, "\n");
   BB_CHECK(failed.empty(), "{} job(s) failed: {}", failed.size(), fmt::join(failed, "; "));
   if (Trainer::stop_requested || !interrupted.empty())
     throw Interrupted(fmt::format("interrupted ({} stopped); rerun the same command to resume",

@@ -3,6 +3,7 @@
 // (PR_SET_PDEATHSIG), so killing `experiment` never leaves runs writing into its directory.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,13 @@ struct Job {
   std::filesystem::path log;
 };
 
+// status(jobs finished): one line about the whole set (e.g. a grid's steps done and its ETA),
+// shown after every job event and, while jobs run, every 2 s in place on a terminal (every
+// minute as a log line otherwise).
+using JobsStatus = std::function<std::string(size_t finished)>;
+
 // Runs every job; fails naming each failed job and its log. After Ctrl-C (or SIGTERM) it starts
 // no new job, waits for the running ones (they save their state) and throws Interrupted.
-void run_jobs(const std::vector<Job>& jobs, int parallel);
+void run_jobs(const std::vector<Job>& jobs, int parallel, const JobsStatus& status = {});
 
 }  // namespace bb::cli

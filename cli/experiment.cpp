@@ -9,12 +9,15 @@
 
 #include <chrono>
 #include <filesystem>
+#include <regex>
+#include <fstream>
 
 #include "backend/device.h"
 #include "cli/child_jobs.h"
 #include "cli/commands.h"
 #include "cli/split_list.h"
 #include "cli/flag_ranges.h"
+#include "cli/progress.h"
 #include "cli/run_settings.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
@@ -98,6 +101,9 @@ Tokenizer experiment_tokenizer(const ExperimentArgs& a, int threads) {
 
 struct Grid {
   std::vector<Job> train, probe;
+  std::vector<fs::path> train_logs;  // [train job] its log (progress lines "N/M steps")
+  std::vector<int64_t> train_start;  // [train job] the step it starts (resumes) from
+  int64_t steps_before = 0;          // steps already trained when this invocation started
   std::vector<fs::path> results;
   std::vector<std::pair<fs::path, ojson>> new_results;  // settings file to write once probed
 };
@@ -127,9 +133,12 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
     reconcile(a, {result}, result, {"results/" + name + ".settings.json: missing"});
 
   const int64_t done = finished_step(run);
+  g.steps_before += std::max<int64_t>(0, done);
   if (done < a.steps) {
     if (done >= 0) args.push_back("--resume");
     g.train.push_back({"train " + name, args, out / "logs" / (name + ".log")});
+    g.train_logs.push_back(out / "logs" / (name + ".log"));
+    g.train_start.push_back(std::max<int64_t>(0, done));
   }
   g.results.push_back(result);
   if (done < a.steps || !fs::exists(result)) {
@@ -142,6 +151,40 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
                         result.string()},
                        out / "logs" / (name + ".probe.log")});
   }
+}
+
+// The step a training run last reported in its log ("N/M steps" progress lines; its last 4 KiB
+// are read), or `fallback` before its first line.
+int64_t logged_step(const fs::path& log, int64_t fallback) {
+  std::ifstream in(log, std::ios::binary | std::ios::ate);
+  if (!in) return fallback;
+  const std::streamoff size = in.tellg();
+  in.seekg(std::max<std::streamoff>(0, size - 4096));
+  std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int64_t step = fallback;
+  static const std::regex progress_line(R"((\d+)/\d+ steps)");
+  for (std::sregex_iterator it(tail.begin(), tail.end(), progress_line), end; it != end; ++it)
+    step = std::stoll((*it)[1].str());
+  return step;
+}
+
+// The grid's training progress: runs finished, steps done of the total, and the rate and ETA of
+// this invocation's steps.
+JobsStatus training_status(const Grid& g, size_t runs, int64_t steps_per_run) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int64_t total = steps_per_run * int64_t(runs);
+  return [&g, runs, total, t0](size_t finished) {
+    int64_t done = g.steps_before;
+    for (size_t j = 0; j < g.train_logs.size(); ++j)
+      done += std::max<int64_t>(0, logged_step(g.train_logs[j], 0) - g.train_start[j]);
+    done = std::min(done, total);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double rate = s > 0 ? double(done - g.steps_before) / s : 0;
+    return fmt::format("grid: {}/{} runs trained, {}/{} steps ({:.0f}%), {:.1f} steps/s, ETA {}",
+                       runs - g.train.size() + finished, runs, done, total,
+                       100.0 * double(done) / double(std::max<int64_t>(1, total)), rate,
+                       rate > 0 ? Progress::format_time(double(total - done) / rate) : "-");
+  };
 }
 
 void run_experiment(ExperimentArgs a) {
@@ -165,8 +208,10 @@ void run_experiment(ExperimentArgs a) {
   fmt::print(stderr, "experiment {}: {} runs to train, {} to probe ({} at a time, {} thread{} each)\n",
              out.string(), g.train.size(), g.probe.size(), a.jobs, a.threads,
              a.threads == 1 ? "" : "s");
-  run_jobs(g.train, a.jobs);
-  run_jobs(g.probe, a.jobs);
+  run_jobs(g.train, a.jobs, training_status(g, g.results.size(), a.steps));
+  run_jobs(g.probe, a.jobs, [&](size_t finished) {
+    return fmt::format("grid: {}/{} probes done", finished, g.probe.size());
+  });
   for (const auto& [path, settings] : g.new_results)  // each new result: the settings that made it
     write_file_atomic(path, settings.dump(2) + "\n");
   const Comparison c = compare_runs(load_runs(g.results));

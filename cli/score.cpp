@@ -1,4 +1,6 @@
-// babyberta score --model DIR [--method M] [--per-token]: sentences on stdin -> JSONL on stdout.
+// babyberta score --model DIR [--method M] [--per-token]: sentences on stdin -> JSONL on stdout,
+// one line per sentence: {"sentence", "ids", "mean_ce" (holistic) or "pll" (pll, pll-word-l2r)}
+// and, with --per-token, "logprobs" and "pieces" of the scored tokens.
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -24,7 +26,8 @@ void add_score(CLI::App& app) {
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "Model directory")->required();
   cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")->capture_default_str();
-  cmd->add_flag("--per-token", a->per_token, "Also print each scored token's log-probability");
+  cmd->add_flag("--per-token", a->per_token,
+                "Also print each scored token's log-probability (logprobs) and piece (pieces)");
   cmd->add_option("--threads", a->threads, "Compute threads (1 to 1024)")
       ->check(count_in(1, 1024))
       ->capture_default_str();
@@ -43,9 +46,21 @@ void add_score(CLI::App& app) {
       lines.push_back(line);
     }
     const auto scores = scorer.score(lines, m);
+    // The score under its own name, which says which way is better: mean_ce (holistic, the mean
+    // cross-entropy: lower is better), pll (summed log-probability: higher is better).
+    const char* field = m == Method::holistic ? "mean_ce" : "pll";
     for (size_t i = 0; i < lines.size(); ++i) {
-      nlohmann::json j{{"sentence", lines[i]}, {"ids", scores[i].ids}, {"score", scores[i].score}};
-      if (a->per_token) j["logprobs"] = scores[i].logprobs;
+      const SentenceScore& sc = scores[i];
+      nlohmann::json j{{"sentence", lines[i]}, {"ids", sc.ids}, {field, sc.score}};
+      if (a->per_token) {
+        // holistic scores every id; pll every id but <s> and </s>
+        const size_t skip = sc.logprobs.size() == sc.ids.size() ? 0 : 1;
+        std::vector<std::string> pieces;
+        for (size_t t = 0; t < sc.logprobs.size(); ++t)
+          pieces.push_back(scorer.tokenizer().piece(sc.ids[t + skip]));
+        j["logprobs"] = sc.logprobs;
+        j["pieces"] = pieces;
+      }
       fmt::print("{}\n", j.dump());
     }
   });

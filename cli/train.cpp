@@ -231,7 +231,8 @@ class MetricsLog {
     trainer_.save_model_files();  // the probe reads this step's model from the run directory
     const fs::path out = fs::path(a_.out) / "probes" / fmt::format("step-{}.json", step);
     ProbeArgs pa{.model = a_.out, .suite = a_.probe_suite, .out = out.string(),
-                 .threads = a_.threads, .device = a_.device, .quiet = true};
+                 .threads = a_.threads, .device = a_.device, .quiet = a_.quiet};
+    if (!a_.quiet) progress_.note(fmt::format("step {}: probing {}", step, a_.probe_suite));
     const ProbeSummary ps = run_probe(pa);
     line["probe_overall"] = ps.overall;
     line["probe_phenomena"] = ps.phenomena;

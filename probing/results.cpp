@@ -40,7 +40,7 @@ ProbeSummary summarize(const Suite& suite, const std::vector<double>& good,
     } else {
       o = (higher_is_better(method) ? good[i] > bad[i] : good[i] < bad[i]) ? 1.0 : 0.0;
     }
-    s.pairs.push_back({p.paradigm, p.index, good[i], bad[i], o});
+    s.pairs.push_back({p.paradigm, p.index, good[i], bad[i], o, p.good, p.bad});
     per_paradigm[p.paradigm].first += o;
     per_paradigm[p.paradigm].second += 1;
   }
@@ -161,8 +161,10 @@ void write_probe_results(const fs::path& json_path, json header, const ProbeSumm
   if (!json_path.parent_path().empty()) fs::create_directories(json_path.parent_path());
   std::string lines;
   for (const PairOutcome& p : s.pairs)
-    lines += json{{"paradigm", p.paradigm}, {"index", p.index}, {"good", p.good},
-                  {"bad", p.bad}, {"outcome", p.outcome}}.dump() + "\n";
+    lines += json{{"paradigm", p.paradigm},    {"index", p.index},
+                  {"good", p.good},            {"bad", p.bad},
+                  {"outcome", p.outcome},      {"good_sentence", p.good_sentence},
+                  {"bad_sentence", p.bad_sentence}}.dump() + "\n";
   write_file_atomic(pairs_path_for(json_path), lines);
   write_file_atomic(json_path, header.dump(2) + "\n");
 }

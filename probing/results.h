@@ -22,7 +22,8 @@ std::string tie_rule_name(TieRule t);
 struct PairOutcome {
   std::string paradigm;
   int index;
-  double good, bad, outcome;
+  double good, bad, outcome;                 // the two scores; 1 right, 0 wrong, 0.5 a tie (half)
+  std::string good_sentence, bad_sentence;
 };
 
 struct ProbeSummary {

@@ -81,3 +81,22 @@ expect_fail "compare of settings files only" "compare: only settings files given
   "$BB" compare att-sparsemax.settings.json --out att-report2
 expect_fail "experiment --attention with an empty item" "--attention: empty item in 'softmax,,ssa'" \
   "$BB" experiment --corpus corpus.txt --suite suite --out att-exp2 --attention softmax,,ssa
+
+# score names its number by direction; --per-token pieces line up with logprobs; pairs.jsonl
+# carries the sentences.
+expect_ok "score holistic --per-token" bash -c "echo 'the dog sees the toy .' | '$BB' score --model model --per-token > sc-h.jsonl"
+# items KEY FILE: how many items the JSON array "KEY":[...] on FILE's first line holds.
+items() { sed -E "s/.*\"$1\":\[([^]]*)\].*/\1/" "$2" | head -1 | tr ',' '\n' | grep -c .; }
+check "holistic: mean_ce and no score field" bash -c \
+  "grep -q '\"mean_ce\":' '$WORK/sc-h.jsonl' && ! grep -q '\"score\":' '$WORK/sc-h.jsonl'"
+check "holistic: as many pieces as logprobs as ids" \
+  test "$(items pieces sc-h.jsonl)" = "$(items logprobs sc-h.jsonl)" -a \
+       "$(items ids sc-h.jsonl)" = "$(items logprobs sc-h.jsonl)"
+expect_ok "score pll --per-token" bash -c "echo 'the dog sees the toy .' | '$BB' score --model model --method pll --per-token > sc-p.jsonl"
+check "pll: pll field, no <s> among the pieces" bash -c \
+  "grep -q '\"pll\":' '$WORK/sc-p.jsonl' && ! grep -q '\"pieces\":\[\"<s>\"' '$WORK/sc-p.jsonl'"
+check "pll: as many pieces as logprobs, two fewer than ids" \
+  test "$(items pieces sc-p.jsonl)" = "$(items logprobs sc-p.jsonl)" -a \
+       "$(( $(items ids sc-p.jsonl) - 2 ))" = "$(items logprobs sc-p.jsonl)"
+check "pairs.jsonl has good_sentence and bad_sentence" \
+  grep -q '"bad_sentence":' "$WORK/att-sparsemax.pairs.jsonl"

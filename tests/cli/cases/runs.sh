@@ -89,7 +89,10 @@ expect_fail "experiment rerun with other --steps" "runs/softmax-seed1: made with
   "$BB" experiment "${E[@]}" --steps 30
 expect_fail "experiment rerun with another --method" "softmax-seed1.json: made with other settings \(--method: result holistic, now pll" \
   "$BB" experiment "${E[@]}" --steps 20 --method pll
-expect_ok "experiment --force redoes them" "$BB" experiment "${E[@]}" --steps 30 --method pll --force
+"$BB" experiment "${E[@]}" --steps 30 --method pll --force >/dev/null 2>force.err
+check "experiment --force redoes them, with one progress line for the grid" \
+  grep -q "^grid: 1/1 runs trained, 30/30 steps (100%)" force.err
+check "experiment shows the probes' progress" grep -q "^grid: 1/1 probes done" force.err
 check "the redone run has the new settings" grep -q '"--steps": 30' exp/runs/softmax-seed1/run.json
 # A run made before run.json existed, whose result is missing: probed again, not a crash.
 cp -r exp exp-legacy && rm exp-legacy/runs/softmax-seed1/run.json exp-legacy/results/softmax-seed1.*
