@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <fstream>
 
@@ -39,10 +40,11 @@ namespace {
 
 struct ExperimentArgs {
   std::string corpus, suite, out, attention = "softmax,ssa", preset = "babyberta";
-  std::string method = "holistic", device = "cpu";
+  std::string recipe = "babyberta", method = "holistic", device = "cpu";
   int seeds = 3, jobs = 0, threads = 1, vocab_size = 8192, pairs_per_paradigm = 0;
-  int64_t steps = 10000, eval_every = 1000, warmup_steps = -1;
-  double lr = 1e-4;
+  int64_t steps = 10000, eval_every = 1000, probe_every = 0, probe_pairs = 0;
+  std::optional<int64_t> warmup_steps;  // unset: the recipe's
+  std::optional<double> lr;
   bool force = false;
 };
 
@@ -60,6 +62,7 @@ ojson child_train_settings(const std::vector<std::string>& args, const std::stri
   add_train_options(&app, t);
   std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 parses a reversed list
   app.parse(rev);
+  apply_recipe(t, app);
   return train_settings(t, corpus_sha, tokenizer_sha);
 }
 
@@ -117,10 +120,14 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
   const fs::path result_settings = out / "results" / (name + ".settings.json");
   std::vector<std::string> args = {
       "train", "--corpus", a.corpus, "--attention", att, "--preset", a.preset,
-      "--steps", std::to_string(a.steps), "--seed", std::to_string(seed),
+      "--recipe", a.recipe, "--steps", std::to_string(a.steps), "--seed", std::to_string(seed),
       "--threads", std::to_string(a.threads), "--eval-every", std::to_string(a.eval_every),
-      "--warmup-steps", std::to_string(a.warmup_steps), "--lr", fmt::format("{}", a.lr),
       "--tokenizer", (out / "tokenizer").string(), "--device", a.device, "--out", run.string()};
+  if (a.warmup_steps) args.insert(args.end(), {"--warmup-steps", std::to_string(*a.warmup_steps)});
+  if (a.lr) args.insert(args.end(), {"--lr", fmt::format("{}", *a.lr)});
+  if (a.probe_every > 0)  // learning curves: a probe of the first --probe-pairs pairs per paradigm
+    args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every), "--probe-suite",
+                             a.suite, "--probe-pairs", std::to_string(a.probe_pairs)});
   const ojson train_s = child_train_settings(args, corpus_sha, tok.fingerprint());
   if (const auto saved = read_run_settings(run))
     reconcile(a, {run, result, result_settings}, run,
@@ -236,14 +243,26 @@ void add_experiment(CLI::App& app) {
   cmd->add_option("--seeds", a->seeds, "Seeds per attention function (1..K)")
       ->check(count_in(1, 1000))->capture_default_str();
   cmd->add_option("--preset", a->preset, "Model size")->capture_default_str();
+  cmd->add_option("--recipe", a->recipe, "Training recipe: babyberta or ssa-paper (see train)")
+      ->capture_default_str();
   cmd->add_option("--steps", a->steps, "Training steps per run")->check(count_in(1, 1000000000))->capture_default_str();
   cmd->add_option("--eval-every", a->eval_every, "Dev loss and checkpoint interval")
       ->check(count_in(1, 1000000000))
       ->capture_default_str();
-  cmd->add_option("--warmup-steps", a->warmup_steps, "Warmup (-1: min(24000, steps/10))")
-      ->check(count_in(-1, 1000000000))
+  cmd->add_option("--warmup-steps", a->warmup_steps,
+                  "Warmup (-1: min(24000, steps/10); default: the recipe's)")
+      ->check(count_in(-1, 1000000000));
+  cmd->add_option("--lr", a->lr, "Peak learning rate (default: the recipe's)")
+      ->check(in_range(0, 1, true));
+  cmd->add_option("--probe-every", a->probe_every,
+                  "Probe each run on --suite every K steps while training (learning curves; "
+                  "0: never)")
+      ->check(count_in(0, 1000000000))
       ->capture_default_str();
-  cmd->add_option("--lr", a->lr, "Peak learning rate")->check(in_range(0, 1, true))->capture_default_str();
+  cmd->add_option("--probe-pairs", a->probe_pairs,
+                  "Pairs per paradigm of the --probe-every probes (0: all)")
+      ->check(count_in(0, 100000000))
+      ->capture_default_str();
   cmd->add_option("--vocab-size", a->vocab_size, "Tokenizer vocabulary")->check(count_in(16, 1000000))->capture_default_str();
   cmd->add_option("--method", a->method, "Probe scoring method")->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "Runs at a time (child processes; default: cores / --threads)")

@@ -18,6 +18,7 @@
 #include "common/dir_lock.h"
 #include "common/files.h"
 #include "common/hash.h"
+#include "encoder/recipe.h"
 #include "backend/threads.h"
 
 namespace bb::cli {
@@ -29,6 +30,10 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--out", a.out, "Output (model) directory")->required();
   cmd->add_option("--attention", a.attention, kAttentionHelp)->capture_default_str();
   cmd->add_option("--preset", a.preset, "Model size: babyberta, small, tiny")->capture_default_str();
+  cmd->add_option("--recipe", a.recipe,
+                  "Training recipe: babyberta (BabyBERTa's) or ssa-paper (the SSA paper's HF "
+                  "Trainer setup); sets every training flag not given (README: Training recipes)")
+      ->capture_default_str();
   cmd->add_option("--steps", a.steps, "Optimizer steps")->check(count_in(1, 1000000000))->capture_default_str();
   cmd->add_option("--seed", a.seed, "Seed (init, data order, masks, dropout)")->capture_default_str();
   cmd->add_option("--threads", a.threads, "Compute threads")->check(count_in(1, 1024))->capture_default_str();
@@ -39,7 +44,7 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
       ->capture_default_str();
   cmd->add_flag("--resume", a.resume,
                 "Continue from the latest checkpoint in --out (with the same flags; only --threads, "
-                "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite may change)");
+                "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite, --probe-pairs may change)");
   cmd->add_option("--tokenizer", a.tokenizer, "Use this tokenizer directory instead of training one");
   cmd->add_option("--vocab-size", a.vocab_size, "Vocabulary size of a newly trained tokenizer")
       ->check(count_in(16, 1000000))
@@ -94,6 +99,30 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
       ->check(count_in(0, 1000000000))
       ->capture_default_str();
   cmd->add_option("--probe-suite", a.probe_suite, "Suite for --probe-every (learning curves)");
+  cmd->add_option("--probe-pairs", a.probe_pairs,
+                  "Pairs per paradigm of the --probe-every probes (the first N; 0: all)")
+      ->check(count_in(0, 100000000))
+      ->capture_default_str();
+}
+
+void apply_recipe(TrainArgs& a, const CLI::App& cmd) {
+  const Recipe r = recipe(a.recipe);
+  auto unset = [&](const char* flag) { return cmd.count(flag) == 0; };
+  if (unset("--preset")) a.preset = r.preset;
+  if (unset("--batch-size")) a.batching.batch_size = r.batch_size;
+  if (unset("--hf-masking")) a.hf_masking = r.hf_masking;
+  if (unset("--mask-patterns")) a.batching.mask_patterns = r.mask_patterns;
+  if (unset("--mask-prob")) a.batching.masking.prob = r.mask_prob;
+  if (unset("--bucket-batches")) a.batching.bucket_batches = r.bucket_batches;
+  if (unset("--lr")) a.optim.lr = r.lr;
+  if (unset("--adam-eps")) a.optim.eps = r.adam_eps;
+  if (unset("--weight-decay")) a.optim.weight_decay = r.weight_decay;
+  if (unset("--clip")) a.optim.clip_norm = r.clip;
+  if (unset("--no-bias-correction")) a.optim.bias_correction = r.bias_correction;
+  if (unset("--warmup-steps")) a.optim.warmup_steps = r.warmup_for(a.steps);
+  if (unset("--dropout")) a.dropout = r.dropout;
+  a.optim.beta1 = r.beta1, a.optim.beta2 = r.beta2;  // no flags of their own
+  a.layer_norm_eps = r.layer_norm_eps;
 }
 
 namespace {
@@ -136,12 +165,13 @@ void check_run_directory(const TrainArgs& a, const ojson& settings) {
   const auto diff = settings_differences(*saved, settings, "checkpoint");
   if (!diff.empty())
     fail("{}: cannot resume with other settings ({}); use the original flags (only --threads, "
-         "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite may change)",
+         "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite, --probe-pairs may change)",
          out.string(), fmt::join(diff, "; "));
 }
 
 Config model_config(const TrainArgs& a, const Tokenizer& tok) {
   Config config = preset(a.preset);
+  if (a.layer_norm_eps > 0) config.layer_norm_eps = a.layer_norm_eps;
   config.vocab_size = tok.vocab_size();
   config.scoring = parse_scoring(a.attention);
   config.ssa = a.ssa;
@@ -231,7 +261,8 @@ class MetricsLog {
     trainer_.save_model_files();  // the probe reads this step's model from the run directory
     const fs::path out = fs::path(a_.out) / "probes" / fmt::format("step-{}.json", step);
     ProbeArgs pa{.model = a_.out, .suite = a_.probe_suite, .out = out.string(),
-                 .threads = a_.threads, .device = a_.device, .quiet = a_.quiet};
+                 .threads = a_.threads, .device = a_.device,
+                 .pairs_per_paradigm = a_.probe_pairs, .quiet = a_.quiet};
     if (!a_.quiet) progress_.note(fmt::format("step {}: probing {}", step, a_.probe_suite));
     const ProbeSummary ps = run_probe(pa);
     line["probe_overall"] = ps.overall;
@@ -317,7 +348,10 @@ void add_train(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a masked language model on a corpus");
   auto a = std::make_shared<TrainArgs>();
   add_train_options(cmd, *a);
-  cmd->callback([a] { run_train(*a); });
+  cmd->callback([a, cmd] {
+    apply_recipe(*a, *cmd);
+    run_train(*a);
+  });
 }
 
 }  // namespace bb::cli

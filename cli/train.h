@@ -14,6 +14,8 @@ namespace bb::cli {
 
 struct TrainArgs {
   std::string corpus, out, tokenizer, preset = "babyberta", attention = "softmax";
+  std::string recipe = "babyberta";  // encoder/recipe.h; fills the flags not given
+  double layer_norm_eps = 0;         // 0: the preset's (a recipe may set it)
   int64_t steps = 10000;
   uint64_t seed = 0;
   int threads = 1;
@@ -31,10 +33,13 @@ struct TrainArgs {
   TemperatureSettings temperature;
   std::string probe_suite;      // with probe_every: learning curves on a suite
   int64_t probe_every = 0;
+  int probe_pairs = 0;          // pairs per paradigm of those probes (0: all)
   bool quiet = false;
 };
 
 void add_train_options(CLI::App* cmd, TrainArgs& a);
+// After parsing: --recipe's value for every flag not given on the command line of `cmd`.
+void apply_recipe(TrainArgs& a, const CLI::App& cmd);
 void run_train(TrainArgs a);
 
 }  // namespace bb::cli

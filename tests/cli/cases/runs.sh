@@ -115,3 +115,15 @@ check "an interrupted experiment exits non-zero" test "$rc" -ne 0
 check "an interrupted experiment says so" grep -q "interrupted (train softmax-seed1 stopped)" exp3.out
 check "an interrupted experiment writes no report" test ! -e exp3/report/report.md
 pkill -9 -f "[e]xp3/runs/softmax-seed1"
+
+# --recipe ssa-paper: its values reach run.json and config.json; a flag given still wins.
+expect_ok "train --recipe ssa-paper" \
+  "$BB" train "${T[@]}" --out rec --steps 40 --recipe ssa-paper --lr 5e-4 --eval-every 20
+check "ssa-paper: HF masking, random batches, eps 1e-8, warmup 15%, the given --lr" bash -c \
+  "grep -q '\"--recipe\": \"ssa-paper\"' rec/run.json && grep -q '\"--hf-masking\": true' rec/run.json \
+   && grep -q '\"--bucket-batches\": 1,' rec/run.json && grep -q '\"--adam-eps\": 1e-08' rec/run.json \
+   && grep -q '\"--warmup-steps\": 6,' rec/run.json && grep -q '\"--lr\": 0.0005' rec/run.json"
+check "ssa-paper: LayerNorm eps 1e-12 in config.json" grep -q '"layer_norm_eps": 1e-12' rec/config.json
+check "ssa-paper: the tiny preset given on the command line stays" \
+  grep -q '"--preset": "tiny"' rec/run.json
+expect_fail "train --recipe bert" "unknown recipe 'bert'" "$BB" train "${T[@]}" --out rec2 --recipe bert
