@@ -27,6 +27,7 @@ void add_bench(CLI::App& app);
 void add_info(CLI::App& app);
 void add_attention(CLI::App& app);
 void add_saturation(CLI::App& app);
+void add_export(CLI::App& app);
 void add_tokenizer(CLI::App& app);
 void add_encode(CLI::App& app);
 void add_data(CLI::App& app);

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   bb::cli::add_info(app);
   bb::cli::add_attention(app);
   bb::cli::add_saturation(app);
+  bb::cli::add_export(app);
   // Ctrl-C and SIGTERM (e.g. from experiment's parent dying): save a checkpoint, then exit 130.
   std::signal(SIGINT, [](int) { bb::Trainer::stop_requested = true; });
   std::signal(SIGTERM, [](int) { bb::Trainer::stop_requested = true; });

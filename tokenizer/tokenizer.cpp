@@ -194,6 +194,15 @@ std::string Tokenizer::piece(int32_t id) const { return sp_->IdToPiece(id); }
 
 int32_t Tokenizer::piece_id(const std::string& piece) const { return sp_->PieceToId(piece); }
 
+Tokenizer::PieceKind Tokenizer::kind(int32_t id) const {
+  if (sp_->IsByte(id)) return PieceKind::byte;
+  if (sp_->IsUnknown(id)) return PieceKind::unknown;
+  if (sp_->IsControl(id)) return PieceKind::control;
+  return PieceKind::normal;
+}
+
+float Tokenizer::score(int32_t id) const { return sp_->GetScore(id); }
+
 void save_tokenizer_model(const fs::path& dir, const Tokenizer& tok) {
   write_tokenizer_files(dir, tok.settings(), tok.model_bytes());
 }

@@ -58,6 +58,11 @@ class Tokenizer {
   int32_t piece_id(const std::string& piece) const;  // the <unk> id for an unknown piece
 
   int vocab_size() const;
+  // What kind of piece an id is, and its SentencePiece score (the BPE merge priority, or the
+  // unigram log-probability).
+  enum class PieceKind { normal, control, unknown, byte };
+  PieceKind kind(int32_t id) const;
+  float score(int32_t id) const;
   const Normalizer& normalizer() const { return normalizer_; }
   const std::string& fingerprint() const { return fingerprint_; }  // sha256 of tokenizer.model
   // What a checkpoint's config.json records under "tokenizer".

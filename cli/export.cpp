@@ -1,0 +1,65 @@
+// babyberta export --model DIR --out HF_DIR: a folder for HuggingFace tools. config.json (HF
+// RobertaConfig fields and ours), model.safetensors (HF names; the tied decoder left out, as HF
+// does), tokenizer.json (tokenizer/hf_tokenizer.h), tokenizer_config.json and
+// special_tokens_map.json. Written for transformers v4.40+ (tokenizer.json format 1.0; the
+// Prepend normalizer needs tokenizers 0.14+) and transformers.js v3.
+#include <fmt/core.h>
+
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "encoder/checkpoint.h"
+#include "encoder/config.h"
+#include "probing/scorer.h"
+#include "tokenizer/hf_tokenizer.h"
+#include "tokenizer/tokenizer.h"
+
+namespace bb::cli {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+json special_tokens() {
+  return {{"bos_token", "<s>"},   {"eos_token", "</s>"},  {"unk_token", "<unk>"},
+          {"sep_token", "</s>"},  {"pad_token", "<pad>"}, {"cls_token", "<s>"},
+          {"mask_token", "<mask>"}};
+}
+
+void run_export(const fs::path& model, const fs::path& out) {
+  const Config c = read_model_config(model);
+  const Tokenizer tok = Tokenizer::load(model);
+  check_tokenizer_matches(model, c, tok);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  BB_CHECK(!ec, "{}: cannot create directory ({})", out.string(), ec.message());
+  BB_CHECK(fs::canonical(model) != fs::canonical(out), "{}: --out must not be the model directory",
+           out.string());
+  json config = to_json(c);
+  config["max_position_embeddings"] = c.max_positions;
+  write_file_atomic(out / "config.json", config.dump(2) + "\n");
+  write_file_atomic(out / "model.safetensors", read_file(model / "model.safetensors"));
+  write_file_atomic(out / "tokenizer.json", hf_tokenizer_json(tok).dump() + "\n");
+  json tc = special_tokens();
+  tc["tokenizer_class"] = "PreTrainedTokenizerFast";
+  tc["model_max_length"] = c.max_tokens();
+  tc["clean_up_tokenization_spaces"] = false;
+  write_file_atomic(out / "tokenizer_config.json", tc.dump(2) + "\n");
+  write_file_atomic(out / "special_tokens_map.json", special_tokens().dump(2) + "\n");
+  fmt::print("exported {} ({}) -> {}\n", model.string(), c.label(), out.string());
+}
+
+}  // namespace
+
+void add_export(CLI::App& app) {
+  auto* cmd = app.add_subcommand("export", "Write a model directory as a HuggingFace folder");
+  auto model = std::make_shared<std::string>(), out = std::make_shared<std::string>();
+  cmd->add_option("--model", *model, "Model directory")->required();
+  cmd->add_option("--out", *out, "HF folder to write")->required();
+  cmd->callback([model, out] { run_export(*model, *out); });
+}
+
+}  // namespace bb::cli

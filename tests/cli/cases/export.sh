@@ -1,0 +1,14 @@
+# export: the HF folder's files from the fixture model; bad input refused in one line.
+fixtures
+expect_ok "export the fixture model" "$BB" export --model model --out hf
+for f in config.json model.safetensors tokenizer.json tokenizer_config.json special_tokens_map.json; do
+  check "export wrote $f" test -s "$WORK/hf/$f"
+done
+check "tokenizer.json: BPE with byte fallback and merges" bash -c \
+  "grep -q '\"type\":\"BPE\"' '$WORK/hf/tokenizer.json' && grep -q '\"byte_fallback\":true' '$WORK/hf/tokenizer.json' && grep -q '\"merges\":\[\[' '$WORK/hf/tokenizer.json'"
+check "tokenizer_config.json: PreTrainedTokenizerFast, 128 tokens" bash -c \
+  "grep -q '\"tokenizer_class\": \"PreTrainedTokenizerFast\"' '$WORK/hf/tokenizer_config.json' && grep -q '\"model_max_length\": 128' '$WORK/hf/tokenizer_config.json'"
+expect_fail "export a missing model" "ex-none: no such model directory" \
+  "$BB" export --model ex-none --out hf2
+expect_fail "export into the model directory" "--out must not be the model directory" \
+  "$BB" export --model model --out model

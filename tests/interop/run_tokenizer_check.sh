@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# export's tokenizer.json checked by a real third-party client: transformers.js (HF's JavaScript
+# implementation of tokenizer.json, installed from interop/package-lock.json with scripts off)
+# must give exactly `babyberta encode`'s ids on all 92,000 Zorro sentences, all 134,000 BLiMP
+# sentences and the first 20,000 lines of AO-CHILDES, for a tokenizer trained on AO-CHILDES
+# (BPE, 8,192 pieces, as the models here use). Prints "skipped: ..." (exit 77, ctest's skip) when
+# node or the shared data is missing.
+# Usage: tests/interop/run_tokenizer_check.sh BINARY
+set -euo pipefail
+BB="$(realpath "$1")"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+DATA="${BB_SHARED_DATA:-$ROOT/../shared/data}"
+command -v node >/dev/null && command -v npm >/dev/null || { echo "skipped: node/npm not found"; exit 77; }
+[ -d "$DATA/zorro" ] && [ -d "$DATA/blimp" ] && [ -f "$DATA/aochildes/aochildes_merged.txt" ] \
+  || { echo "skipped: no shared data at $DATA"; exit 77; }
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+( cd "$ROOT/interop" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null )
+
+# A model directory with a tokenizer trained on AO-CHILDES (the model itself: one step of tiny).
+"$BB" train --corpus "$DATA/aochildes/aochildes_merged.txt" --out "$WORK/model" --preset tiny \
+  --steps 1 --eval-every 1 --dev-batches 1 >/dev/null 2>&1
+"$BB" export --model "$WORK/model" --out "$WORK/hf" >/dev/null
+
+cat "$DATA"/zorro/*.txt > "$WORK/zorro.txt"
+node "$ROOT/interop/blimp_sentences.mjs" "$DATA/blimp" > "$WORK/blimp.txt"
+head -n 20000 "$DATA/aochildes/aochildes_merged.txt" > "$WORK/aochildes.txt"
+failed=0
+for set in zorro blimp aochildes; do
+  "$BB" encode --model "$WORK/model" < "$WORK/$set.txt" > "$WORK/$set.ids"
+  node "$ROOT/interop/check_tokenizer.mjs" "$WORK/hf" "$WORK/$set.txt" "$WORK/$set.ids" || failed=1
+done
+exit "$failed"
