@@ -3,7 +3,7 @@
 # implementation of tokenizer.json, installed from interop/package-lock.json with scripts off)
 # must give exactly `babyberta encode`'s ids on all 92,000 Zorro sentences, all 134,000 BLiMP
 # sentences and the first 20,000 lines of AO-CHILDES, for a tokenizer trained on AO-CHILDES
-# (BPE, 8,192 pieces, as the models here use). Prints "skipped: ..." (exit 77, ctest's skip) when
+# (BPE, 8,192 pieces, as the models here use), and on Zorro for a unigram tokenizer. Prints "skipped: ..." (exit 77, ctest's skip) when
 # node or the shared data is missing.
 # Usage: tests/interop/run_tokenizer_check.sh BINARY
 set -euo pipefail
@@ -31,4 +31,11 @@ for set in zorro blimp aochildes; do
   "$BB" encode --model "$WORK/model" < "$WORK/$set.txt" > "$WORK/$set.ids"
   node "$ROOT/interop/check_tokenizer.mjs" "$WORK/hf" "$WORK/$set.txt" "$WORK/$set.ids" || failed=1
 done
+# A unigram SentencePiece model exports as HF's Unigram.
+"$BB" train --corpus "$DATA/aochildes/aochildes_merged.txt" --out "$WORK/unigram" --preset tiny \
+  --steps 1 --eval-every 1 --dev-batches 1 --tokenizer-type unigram >/dev/null 2>&1
+"$BB" export --model "$WORK/unigram" --out "$WORK/hf-unigram" >/dev/null
+"$BB" encode --model "$WORK/unigram" < "$WORK/zorro.txt" > "$WORK/zorro-unigram.ids"
+node "$ROOT/interop/check_tokenizer.mjs" "$WORK/hf-unigram" "$WORK/zorro.txt" \
+  "$WORK/zorro-unigram.ids" || failed=1
 exit "$failed"
