@@ -1,8 +1,10 @@
 // babyberta export --model DIR --out HF_DIR: a folder for HuggingFace tools. config.json (HF
 // RobertaConfig fields and ours), model.safetensors (HF names; the tied decoder left out, as HF
 // does), tokenizer.json (tokenizer/hf_tokenizer.h), tokenizer_config.json and
-// special_tokens_map.json. Written for transformers v4.40+ (tokenizer.json format 1.0; the
-// Prepend normalizer needs tokenizers 0.14+) and transformers.js v3.
+// special_tokens_map.json; for a scoring function other than softmax also modeling_babyberta.py
+// and babyberta_torch.py (interop/, embedded at build time) and the config's auto_map, which
+// transformers follows with trust_remote_code=True. Written for transformers v4.40+ (tokenizer.json
+// format 1.0; the Prepend normalizer needs tokenizers 0.14+) and transformers.js v3.
 #include <fmt/core.h>
 
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include "common/files.h"
 #include "encoder/checkpoint.h"
 #include "encoder/config.h"
+#include "embedded_python.h"
 #include "probing/scorer.h"
 #include "tokenizer/hf_tokenizer.h"
 #include "tokenizer/tokenizer.h"
@@ -39,7 +42,14 @@ void run_export(const fs::path& model, const fs::path& out) {
   BB_CHECK(fs::canonical(model) != fs::canonical(out), "{}: --out must not be the model directory",
            out.string());
   json config = to_json(c);
-  config["max_position_embeddings"] = c.max_positions;
+  if (c.scoring != Scoring::softmax) {  // HF's RoBERTa cannot run it: our classes do
+    config["model_type"] = "babyberta";
+    config["architectures"] = {"BabyBertaForMaskedLM"};
+    config["auto_map"] = {{"AutoConfig", "modeling_babyberta.BabyBertaConfig"},
+                          {"AutoModelForMaskedLM", "modeling_babyberta.BabyBertaForMaskedLM"}};
+    write_file_atomic(out / "modeling_babyberta.py", embedded::k_modeling_babyberta_py);
+    write_file_atomic(out / "babyberta_torch.py", embedded::k_babyberta_torch_py);
+  }
   write_file_atomic(out / "config.json", config.dump(2) + "\n");
   write_file_atomic(out / "model.safetensors", read_file(model / "model.safetensors"));
   write_file_atomic(out / "tokenizer.json", hf_tokenizer_json(tok).dump() + "\n");

@@ -12,3 +12,13 @@ expect_fail "export a missing model" "ex-none: no such model directory" \
   "$BB" export --model ex-none --out hf2
 expect_fail "export into the model directory" "--out must not be the model directory" \
   "$BB" export --model model --out model
+
+# A non-softmax model carries its own transformers classes; our reader reads the folder back.
+expect_ok "export a softmax-t model" "$BB" export --model att-t --out hf-t
+check "softmax-t: auto_map, model_type babyberta and the two Python files" bash -c \
+  "grep -q '\"AutoModelForMaskedLM\": \"modeling_babyberta.BabyBertaForMaskedLM\"' '$WORK/hf-t/config.json' \
+   && grep -q '\"model_type\": \"babyberta\"' '$WORK/hf-t/config.json' \
+   && test -s '$WORK/hf-t/modeling_babyberta.py' && test -s '$WORK/hf-t/babyberta_torch.py'"
+check "softmax: a plain RobertaForMaskedLM folder, no Python files" bash -c \
+  "grep -q '\"model_type\": \"roberta\"' '$WORK/hf/config.json' && ! test -e '$WORK/hf/modeling_babyberta.py'"
+expect_ok "info reads an exported folder back" "$BB" info --model hf-t
