@@ -67,9 +67,10 @@ ojson child_train_settings(const std::vector<std::string>& args, const std::stri
 }
 
 // What a probe result depends on: the run it probed (its settings' fingerprint) and the probe flags.
-ojson probe_settings(const ExperimentArgs& a, const ojson& train_settings) {
+ojson probe_settings(const ExperimentArgs& a, const std::string& method,
+                     const ojson& train_settings) {
   return {{"run", settings_fingerprint(train_settings)}, {"--suite", a.suite},
-          {"--method", a.method}, {"--pairs-per-paradigm", a.pairs_per_paradigm}};
+          {"--method", method}, {"--pairs-per-paradigm", a.pairs_per_paradigm}};
 }
 
 // Refuses (or with --force removes) what was made with other settings: one line naming the
@@ -107,6 +108,7 @@ struct Grid {
   std::vector<fs::path> train_logs;  // [train job] its log (progress lines "N/M steps")
   std::vector<int64_t> train_start;  // [train job] the step it starts (resumes) from
   int64_t steps_before = 0;          // steps already trained when this invocation started
+  size_t runs = 0;                   // (attention, seed) runs in the grid
   std::vector<fs::path> results;
   std::vector<std::pair<fs::path, ojson>> new_results;  // settings file to write once probed
 };
@@ -116,8 +118,15 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
              const Tokenizer& tok, Grid& g) {
   const fs::path out = a.out;
   const std::string name = fmt::format("{}-seed{}", att, seed);
-  const fs::path run = out / "runs" / name, result = out / "results" / (name + ".json");
-  const fs::path result_settings = out / "results" / (name + ".settings.json");
+  const fs::path run = out / "runs" / name;
+  // One result per --method: results/NAME.json for the first, NAME.METHOD.json for the others.
+  const std::vector<std::string> methods = split_list(a.method, "--method");
+  std::vector<fs::path> results, result_settings;
+  for (size_t k = 0; k < methods.size(); ++k) {
+    const std::string stem = k == 0 ? name : name + "." + methods[k];
+    results.push_back(out / "results" / (stem + ".json"));
+    result_settings.push_back(out / "results" / (stem + ".settings.json"));
+  }
   std::vector<std::string> args = {
       "train", "--corpus", a.corpus, "--attention", att, "--preset", a.preset,
       "--recipe", a.recipe, "--steps", std::to_string(a.steps), "--seed", std::to_string(seed),
@@ -129,17 +138,14 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
     args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every), "--probe-suite",
                              a.suite, "--probe-pairs", std::to_string(a.probe_pairs)});
   const ojson train_s = child_train_settings(args, corpus_sha, tok.fingerprint());
-  if (const auto saved = read_run_settings(run))
-    reconcile(a, {run, result, result_settings}, run,
-              settings_differences(*saved, train_s, "this run"));
-  const ojson probe_s = probe_settings(a, train_s);
-  if (fs::exists(result_settings))
-    reconcile(a, {result, result_settings}, result,
-              settings_differences(ojson(read_json_file(result_settings)), probe_s, "result"));
-  else if (fs::exists(result))  // a result without its settings cannot be trusted
-    reconcile(a, {result}, result, {"results/" + name + ".settings.json: missing"});
-
+  if (const auto saved = read_run_settings(run)) {
+    std::vector<fs::path> stale = {run};
+    stale.insert(stale.end(), results.begin(), results.end());
+    stale.insert(stale.end(), result_settings.begin(), result_settings.end());
+    reconcile(a, stale, run, settings_differences(*saved, train_s, "this run"));
+  }
   const int64_t done = finished_step(run);
+  ++g.runs;
   g.steps_before += std::max<int64_t>(0, done);
   if (done < a.steps) {
     if (done >= 0) args.push_back("--resume");
@@ -147,16 +153,27 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
     g.train_logs.push_back(out / "logs" / (name + ".log"));
     g.train_start.push_back(std::max<int64_t>(0, done));
   }
-  g.results.push_back(result);
-  if (done < a.steps || !fs::exists(result)) {
-    fs::remove(result_settings);
-    g.new_results.push_back({result_settings, probe_s});
-    g.probe.push_back({"probe " + name,
-                       {"probe", "--model", run.string(), "--suite", a.suite, "--method", a.method,
-                        "--threads", std::to_string(a.threads), "--device", a.device,
-                        "--pairs-per-paradigm", std::to_string(a.pairs_per_paradigm), "--out",
-                        result.string()},
-                       out / "logs" / (name + ".probe.log")});
+  for (size_t k = 0; k < methods.size(); ++k) {
+    const fs::path& result = results[k];
+    const ojson probe_s = probe_settings(a, methods[k], train_s);
+    if (fs::exists(result_settings[k]))
+      reconcile(a, {result, result_settings[k]}, result,
+                settings_differences(ojson(read_json_file(result_settings[k])), probe_s, "result"));
+    else if (fs::exists(result))  // a result without its settings cannot be trusted
+      reconcile(a, {result}, result,
+                {"results/" + result_settings[k].filename().string() + ": missing"});
+    g.results.push_back(result);
+    if (done < a.steps || !fs::exists(result)) {
+      fs::remove(result_settings[k]);
+      g.new_results.push_back({result_settings[k], probe_s});
+      const std::string tag = k == 0 ? name : name + " " + methods[k];
+      g.probe.push_back({"probe " + tag,
+                         {"probe", "--model", run.string(), "--suite", a.suite, "--method",
+                          methods[k], "--threads", std::to_string(a.threads), "--device",
+                          a.device, "--pairs-per-paradigm", std::to_string(a.pairs_per_paradigm),
+                          "--out", result.string()},
+                         out / "logs" / (result.stem().string() + ".probe.log")});
+    }
   }
 }
 
@@ -198,7 +215,7 @@ void run_experiment(ExperimentArgs a) {
   usable_device(a.device);  // fail before any child process starts: device, names, files
   for (const auto& att : split_list(a.attention, "--attention")) parse_scoring(att);
   preset(a.preset);
-  parse_method(a.method);
+  for (const auto& m : split_list(a.method, "--method")) parse_method(m);
   const std::string corpus_sha = sha256_hex(read_file(a.corpus));
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path out = a.out;
@@ -215,7 +232,7 @@ void run_experiment(ExperimentArgs a) {
   fmt::print(stderr, "experiment {}: {} runs to train, {} to probe ({} at a time, {} thread{} each)\n",
              out.string(), g.train.size(), g.probe.size(), a.jobs, a.threads,
              a.threads == 1 ? "" : "s");
-  run_jobs(g.train, a.jobs, training_status(g, g.results.size(), a.steps));
+  run_jobs(g.train, a.jobs, training_status(g, g.runs, a.steps));
   run_jobs(g.probe, a.jobs, [&](size_t finished) {
     return fmt::format("grid: {}/{} probes done", finished, g.probe.size());
   });
@@ -264,7 +281,10 @@ void add_experiment(CLI::App& app) {
       ->check(count_in(0, 100000000))
       ->capture_default_str();
   cmd->add_option("--vocab-size", a->vocab_size, "Tokenizer vocabulary")->check(count_in(16, 1000000))->capture_default_str();
-  cmd->add_option("--method", a->method, "Probe scoring method")->capture_default_str();
+  cmd->add_option("--method", a->method,
+                  "Probe scoring method(s), comma-separated (holistic, pll, pll-word-l2r): "
+                  "results/NAME.json for the first, NAME.METHOD.json for the others")
+      ->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "Runs at a time (child processes; default: cores / --threads)")
       ->check(count_in(1, 256));
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,

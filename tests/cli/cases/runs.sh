@@ -127,3 +127,10 @@ check "ssa-paper: LayerNorm eps 1e-12 in config.json" grep -q '"layer_norm_eps":
 check "ssa-paper: the tiny preset given on the command line stays" \
   grep -q '"--preset": "tiny"' rec/run.json
 expect_fail "train --recipe bert" "unknown recipe 'bert'" "$BB" train "${T[@]}" --out rec2 --recipe bert
+
+# experiment --method holistic,pll: a result per method, and the report keeps them apart.
+expect_ok "experiment with two methods" "$BB" experiment "${E[@]/exp/exp-methods}" --steps 20 \
+  --eval-every 10 --method holistic,pll
+check "results for both methods" test -s exp-methods/results/softmax-seed1.json -a \
+  -s exp-methods/results/softmax-seed1.pll.json -a -s exp-methods/results/softmax-seed1.pll.settings.json
+check "the report keeps the methods apart" grep -q "softmax, pll" exp-methods/report/report.md
