@@ -232,9 +232,13 @@ Replicates bootstrap_diffs(const std::vector<std::string>& paradigms,
   return reps;
 }
 
-// The 2.5th and 97.5th percentiles of the replicates (none: no interval).
+// The 2.5th and 97.5th percentiles of the replicates; without replicates (no pair outcomes),
+// Welch's t interval over seeds where seed_test could compute one, else none.
 void set_interval(Difference& d, const std::vector<double>& r) {
-  if (r.empty()) return;
+  if (r.empty()) {
+    d.has_ci = d.seed_interval = d.lo != d.hi;
+    return;
+  }
   std::vector<double> s = r;
   std::sort(s.begin(), s.end());
   d.lo = s[size_t(0.025 * (s.size() - 1))];
@@ -263,7 +267,12 @@ Difference seed_test(const std::vector<const RunResult*>& A, const std::vector<c
     if (const double v = value(*r); std::isfinite(v)) b.push_back(v);
   Difference d;
   d.diff = stat_of(b).mean - stat_of(a).mean;
-  d.p = welch_t_test(a, b).p;
+  const WelchTest w = welch_t_test(a, b);
+  d.p = w.p;
+  if (w.se > 0) {  // the seed-level interval, used where no pair outcomes can be bootstrapped
+    const double half = student_t_quantile(0.05, w.df) * w.se;
+    d.lo = d.diff - half, d.hi = d.diff + half;
+  }
   return d;
 }
 

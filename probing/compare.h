@@ -2,7 +2,8 @@
 // over seeds per group, and each group's difference to the baseline group of its stratum (the
 // same method, size, steps and suite: results of different ones are never subtracted) with
 //   - a 95% bootstrap interval resampling seeds and pairs (with one seed per group it resamples
-//     pairs only: seed variance is then not estimated),
+//     pairs only: seed variance is then not estimated); results without pair outcomes get
+//     Welch's t interval over seeds instead (at least 2 seeds per group),
 //   - Welch's t-test on the per-seed accuracies (the seed is the unit of replication; at least
 //     2 seeds per group), Holm-corrected over the paradigms (and, separately, the phenomena) of
 //     each comparison,
@@ -42,8 +43,10 @@ struct Stat {
   int n = 0;
 };
 struct Difference {
-  double diff = 0, lo = 0, hi = 0;  // group - baseline, 95% bootstrap interval
+  double diff = 0, lo = 0, hi = 0;  // group - baseline, 95% interval
   bool has_ci = false;
+  bool seed_interval = false;  // the interval is Welch's t interval over seeds (no pair outcomes
+                               // to bootstrap), not the bootstrap's
   double p = -1, p_adj = -1;  // Welch's t-test on per-seed values, Holm-corrected (-1: none)
   bool resolved = false;      // p_adj < kAlpha and the interval excludes 0
 };

@@ -39,6 +39,10 @@ std::string diff_str(const Difference& d) {
 // What the interval of group g's comparison rests on.
 std::string interval_basis(const Comparison& c, size_t g) {
   const int n = std::min(c.seeds[g], c.seeds[size_t(c.baseline_of[g])]);
+  if (c.overall_diff[g].seed_interval)
+    return fmt::format("seeds only: Welch's t interval ({} runs per group; the results have no "
+                       "pair outcomes to bootstrap)", n);
+  if (!c.overall_diff[g].has_ci) return "none (no pair outcomes, fewer than 2 seeds)";
   if (n <= 1) return "pairs only (1 seed: seed variance not estimated)";
   if (n == 2) return "seeds and pairs (rests on two runs per group)";
   return fmt::format("seeds and pairs ({} runs per group)", n);
@@ -54,7 +58,8 @@ std::string md_method(const Comparison& c) {
       "of its stratum (the same method, size, steps, suite and pairs per paradigm; results of "
       "different ones are never subtracted). A difference cell shows the group minus {0} with a "
       "95% bootstrap interval (resampling seeds and pairs; with one seed per group pairs only, so "
-      "seed variance is not estimated) and the p-value of Welch's t-test on the per-seed "
+      "seed variance is not estimated; for results without pair outcomes Welch's t interval over "
+      "seeds) and the p-value of Welch's t-test on the per-seed "
       "accuracies (per-seed phenomenon means for phenomena), Holm-corrected over the {1} "
       "paradigms and, separately, the {2} phenomena of each comparison. The test needs at least "
       "{3} seeds per group; below that p is n/a. A difference is **resolved** only when the "

@@ -40,6 +40,16 @@ double student_t_two_sided_p(double t, double df) {
   return incomplete_beta(df / 2, 0.5, df / (df + t * t));
 }
 
+double student_t_quantile(double p, double df) {
+  double lo = 0, hi = 1;
+  while (student_t_two_sided_p(hi, df) > p) hi *= 2;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (student_t_two_sided_p(mid, df) > p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 WelchTest welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
   WelchTest w;
   const double na = double(a.size()), nb = double(b.size());
@@ -55,7 +65,8 @@ WelchTest welch_t_test(const std::vector<double>& a, const std::vector<double>& 
     if (ma == mb) w.p = 1;  // identical constant groups: no difference at all
     return w;
   }
-  w.t = (mb - ma) / std::sqrt(se2);
+  w.se = std::sqrt(se2);
+  w.t = (mb - ma) / w.se;
   w.df = se2 * se2 / ((va / na) * (va / na) / (na - 1) + (vb / nb) * (vb / nb) / (nb - 1));
   w.p = student_t_two_sided_p(w.t, w.df);
   return w;

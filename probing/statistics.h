@@ -6,7 +6,7 @@
 namespace bb {
 
 struct WelchTest {
-  double t = 0, df = 0;
+  double t = 0, df = 0, se = 0;  // se: the standard error of the difference of means
   double p = -1;  // two-sided; -1: not computable (fewer than 2 values in a group, or no variance
                   // in either group while the means differ)
 };
@@ -18,6 +18,9 @@ inline constexpr int kMinSeedsForTest = 2;
 
 // P(|T| >= |t|) for Student's t with df degrees of freedom (df > 0, not necessarily whole).
 double student_t_two_sided_p(double t, double df);
+
+// The t with P(|T| >= t) = p for Student's t with df degrees of freedom (bisection; p in (0, 1)).
+double student_t_quantile(double p, double df);
 
 // Regularised incomplete beta I_x(a, b) (continued fraction, Lentz's method).
 double incomplete_beta(double a, double b, double x);

@@ -65,6 +65,8 @@ TEST_CASE("statistics: Student's t, Welch's test and Holm's correction on known 
   CHECK(student_t_two_sided_p(2.0, 2.0) == doctest::Approx(1 - 2 / std::sqrt(6.0)).epsilon(1e-10));
   CHECK(student_t_two_sided_p(2.776445, 4.0) == doctest::Approx(0.05).epsilon(1e-5));
   CHECK(student_t_two_sided_p(0.0, 7.3) == doctest::Approx(1.0));
+  CHECK(student_t_quantile(0.05, 4.0) == doctest::Approx(2.776445).epsilon(1e-6));
+  CHECK(student_t_quantile(0.05, 10.0) == doctest::Approx(2.228139).epsilon(1e-6));
   CHECK(incomplete_beta(2.5, 1.5, 0.3) + incomplete_beta(1.5, 2.5, 0.7) == doctest::Approx(1.0));
   // {1,2,3} against {4,5,6}: t = 3/sqrt(2/3), df = 4
   const WelchTest w = welch_t_test({1, 2, 3}, {4, 5, 6});
@@ -152,6 +154,29 @@ TEST_CASE("compare: where pooled McNemar overclaims, the seed-level test does no
   CHECK_FALSE(dd.resolved);
   write_report(d.path / "report", c);
   CHECK(read_file(d.path / "report" / "report.md").find("rests on two runs per group") !=
+        std::string::npos);
+}
+
+TEST_CASE("compare: results without pair outcomes get Welch's t interval over seeds") {
+  test::TempDir d("nopairs");
+  std::vector<fs::path> files;
+  const int soft[3] = {60, 62, 64}, ssa[3] = {70, 72, 74};
+  for (int k = 0; k < 3; ++k) {
+    files.push_back(write_run(d.path, "softmax", k + 1, soft[k]));
+    files.push_back(write_run(d.path, "ssa", k + 1, ssa[k]));
+  }
+  for (const auto& f : files) fs::remove(pairs_path_for(f));
+  const Comparison c = compare_runs(load_runs(files), 200);
+  const Difference& dd = c.paradigm_diff[1].at("agr-x");
+  REQUIRE(dd.has_ci);
+  CHECK(dd.seed_interval);
+  // diff 10, se = sqrt(4/3 + 4/3), df = 4: t_{0.975, 4} = 2.776445
+  const double half = 2.776445 * std::sqrt(8.0 / 3);
+  CHECK(dd.lo == doctest::Approx(10 - half).epsilon(1e-5));
+  CHECK(dd.hi == doctest::Approx(10 + half).epsilon(1e-5));
+  CHECK(dd.resolved);
+  write_report(d.path / "report", c);
+  CHECK(read_file(d.path / "report" / "report.md").find("seeds only: Welch's t interval") !=
         std::string::npos);
 }
 
