@@ -134,3 +134,8 @@ expect_ok "experiment with two methods" "$BB" experiment "${E[@]/exp/exp-methods
 check "results for both methods" test -s exp-methods/results/softmax-seed1.json -a \
   -s exp-methods/results/softmax-seed1.pll.json -a -s exp-methods/results/softmax-seed1.pll.settings.json
 check "the report keeps the methods apart" grep -q "softmax, pll" exp-methods/report/report.md
+
+# The dev loss of every evaluation is shown, not only written to metrics.jsonl.
+"$BB" train "${T[@]}" --out devshow --steps 10 --eval-every 5 >/dev/null 2>devshow.err
+check "train shows the dev loss at each evaluation" \
+  bash -c "grep -q '^step 5: dev loss [0-9.]*$' devshow.err && grep -q '^step 10: dev loss' devshow.err"
