@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <fstream>
@@ -107,6 +108,7 @@ struct Grid {
   std::vector<Job> train, probe;
   std::vector<fs::path> train_logs;  // [train job] its log (progress lines "N/M steps")
   std::vector<int64_t> train_start;  // [train job] the step it starts (resumes) from
+  std::vector<std::uintmax_t> train_log_from;  // [train job] its log's size before this job
   int64_t steps_before = 0;          // steps already trained when this invocation started
   size_t runs = 0;                   // (attention, seed) runs in the grid
   std::vector<fs::path> results;
@@ -139,7 +141,7 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
                              a.suite, "--probe-pairs", std::to_string(a.probe_pairs)});
   const ojson train_s = child_train_settings(args, corpus_sha, tok.fingerprint());
   if (const auto saved = read_run_settings(run)) {
-    std::vector<fs::path> stale = {run};
+    std::vector<fs::path> stale = {run, out / "logs" / (name + ".log")};
     stale.insert(stale.end(), results.begin(), results.end());
     stale.insert(stale.end(), result_settings.begin(), result_settings.end());
     reconcile(a, stale, run, settings_differences(*saved, train_s, "this run"));
@@ -152,6 +154,9 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
     g.train.push_back({"train " + name, args, out / "logs" / (name + ".log")});
     g.train_logs.push_back(out / "logs" / (name + ".log"));
     g.train_start.push_back(std::max<int64_t>(0, done));
+    std::error_code ec;  // the log of an earlier session: its lines are not this job's progress
+    const std::uintmax_t size = fs::file_size(g.train_logs.back(), ec);
+    g.train_log_from.push_back(ec ? 0 : size);
   }
   for (size_t k = 0; k < methods.size(); ++k) {
     const fs::path& result = results[k];
@@ -177,13 +182,13 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
   }
 }
 
-// The step a training run last reported in its log ("N/M steps" progress lines; its last 4 KiB
-// are read), or `fallback` before its first line.
-int64_t logged_step(const fs::path& log, int64_t fallback) {
+// The step a training run last reported in its log ("N/M steps" progress lines; at most its last
+// 4 KiB after byte `from`, where this job's output starts), or `fallback` before its first line.
+int64_t logged_step(const fs::path& log, std::uintmax_t from, int64_t fallback) {
   std::ifstream in(log, std::ios::binary | std::ios::ate);
   if (!in) return fallback;
   const std::streamoff size = in.tellg();
-  in.seekg(std::max<std::streamoff>(0, size - 4096));
+  in.seekg(std::max<std::streamoff>(std::streamoff(from), size - 4096));
   std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   int64_t step = fallback;
   static const std::regex progress_line(R"((\d+)/\d+ steps)");
@@ -197,10 +202,14 @@ int64_t logged_step(const fs::path& log, int64_t fallback) {
 JobsStatus training_status(const Grid& g, size_t runs, int64_t steps_per_run) {
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t total = steps_per_run * int64_t(runs);
-  return [&g, runs, total, t0](size_t finished) {
+  auto latest = std::make_shared<std::vector<int64_t>>(g.train_start);  // never goes back
+  return [&g, runs, total, t0, latest](size_t finished) {
     int64_t done = g.steps_before;
-    for (size_t j = 0; j < g.train_logs.size(); ++j)
-      done += std::max<int64_t>(0, logged_step(g.train_logs[j], 0) - g.train_start[j]);
+    for (size_t j = 0; j < g.train_logs.size(); ++j) {
+      int64_t& step = (*latest)[j];
+      step = std::max(step, logged_step(g.train_logs[j], g.train_log_from[j], step));
+      done += step - g.train_start[j];
+    }
     done = std::min(done, total);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double rate = s > 0 ? double(done - g.steps_before) / s : 0;

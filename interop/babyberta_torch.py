@@ -71,8 +71,8 @@ def sort_keys(z, key_pad):
     rho = 1..L, and which prefixes lie within the row's non-padded keys."""
     zs = torch.sort(z.masked_fill(key_pad, SORT_FILL), dim=-1, descending=True)[0]
     L = z.shape[-1]
-    rho = torch.arange(1, L + 1, dtype=z.dtype)
-    in_row = torch.arange(1, L + 1) <= (~key_pad).sum(-1, keepdim=True)
+    rho = torch.arange(1, L + 1, dtype=z.dtype, device=z.device)
+    in_row = torch.arange(1, L + 1, device=z.device) <= (~key_pad).sum(-1, keepdim=True)
     return zs, rho, in_row
 
 
@@ -125,7 +125,7 @@ def attn_sa_softmax(p, prefix, q, k, mask):
 
 def attn_cosformer(p, prefix, q, k, mask):
     T = mask.shape[1]
-    pos = torch.arange(T, dtype=q.dtype)
+    pos = torch.arange(T, dtype=q.dtype, device=q.device)
     M = mask.sum(1).to(q.dtype).view(-1, 1, 1, 1)  # each sequence's own length
     reweight = torch.cos(math.pi * (pos[:, None] - pos[None, :]) / (2 * M))  # (B, 1, T, T)
     sim = (torch.relu(q) @ torch.relu(k).transpose(-1, -2) * reweight)

@@ -18,9 +18,10 @@ if (sentences[sentences.length - 1] === "") sentences.pop();
 let mismatches = 0;
 for (let i = 0; i < sentences.length; ++i) {
   const ids = tokenizer.encode(sentences[i]).join(" ");
-  if (ids !== expected[i].trim()) {
+  const want = i < expected.length ? expected[i].trim() : "(missing line)";
+  if (ids !== want) {
     if (++mismatches <= 10)
-      console.log(`mismatch at line ${i + 1}: ${JSON.stringify(sentences[i])}\n  ours: ${expected[i]}\n  js:   ${ids}`);
+      console.log(`mismatch at line ${i + 1}: ${JSON.stringify(sentences[i])}\n  ours: ${want}\n  js:   ${ids}`);
   }
 }
 console.log(`${sentences.length} sentences, ${mismatches} mismatches (${sentencesFile})`);

@@ -36,8 +36,10 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
     }
     // Learning and dev-loss curves: the metrics.jsonl lines `train` wrote next to the model
     // (probe_overall with --probe-every; dev_loss at every evaluation).
+    // Only a holistic result carries them: `train --probe-every` probes holistically, and one
+    // run's curves belong to one group.
     const fs::path metrics = fs::path(r.header.value("model", std::string())) / "metrics.jsonl";
-    if (fs::exists(metrics)) {
+    if (r.header.value("method", std::string()) == "holistic" && fs::exists(metrics)) {
       std::ifstream in(metrics);
       for (std::string line; std::getline(in, line);) {
         try {
@@ -56,7 +58,7 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
     runs.push_back(std::move(r));
   }
   // Group by the attention label; what else differs between the files (method, size, steps,
-  // suite, pairs per paradigm) makes strata, compared within and never across.
+  // training recipe, suite, pairs per paradigm) makes strata, compared within and never across.
   auto field = [](const RunResult& r, const std::string& k) -> std::string {
     const json& cfg = r.header["config"];
     if (k == "method") return r.header["method"].get<std::string>();
@@ -64,11 +66,17 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
       return fmt::format("{}L/{}H/{}d", cfg.value("num_hidden_layers", 0),
                          cfg.value("num_attention_heads", 0), cfg.value("hidden_size", 0));
     if (k == "steps") return fmt::format("{} steps", cfg.value("steps", int64_t(0)));
-    if (k == "suite") return "suite " + r.header.value("suite", json()).dump();
-    return "pairs " + r.header.value("pairs_per_paradigm", json()).dump();
+    auto text = [](const json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
+    if (k == "suite") return "suite " + text(r.header.value("suite", json()));
+    if (k == "recipe") {  // the training recipe, from the run.json that probe recorded
+      const json t = r.header.value("training", json());
+      return "recipe " + (t.is_object() ? t.value("--recipe", std::string("babyberta"))
+                                        : std::string("babyberta"));
+    }
+    return text(r.header.value("pairs_per_paradigm", json("all"))) + " pairs per paradigm";
   };
   for (auto& r : runs) r.label = r.header["config"].value("label", std::string("model"));
-  for (const std::string k : {"method", "size", "steps", "suite", "pairs"}) {
+  for (const std::string k : {"method", "size", "steps", "recipe", "suite", "pairs"}) {
     std::set<std::string> values;
     for (const auto& r : runs) values.insert(field(r, k));
     if (values.size() > 1)
@@ -80,9 +88,14 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
 
 namespace {
 
+// Mean ± sd of the values; no values: mean NaN (shown as "—", never as 0).
 Stat stat_of(const std::vector<double>& v) {
   Stat s;
   s.n = int(v.size());
+  if (v.empty()) {
+    s.mean = std::nan("");
+    return s;
+  }
   for (double x : v) s.mean += x;
   s.mean /= std::max(1, s.n);
   if (s.n > 1) {
@@ -171,8 +184,9 @@ void group_stats(Comparison& c, const Members& members) {
       c.paradigm[g][p] = stat_of(v);
     }
     for (const auto& ph : c.phenomena) {
-      std::vector<double> v;
-      for (auto* r : members[g]) v.push_back(phenomenon_accuracy(*r, ph));
+      std::vector<double> v;  // runs without the phenomenon (NaN) are left out
+      for (auto* r : members[g])
+        if (const double a = phenomenon_accuracy(*r, ph); std::isfinite(a)) v.push_back(a);
       c.phenomenon[g][ph] = stat_of(v);
     }
     std::vector<double> v;
@@ -235,6 +249,7 @@ Replicates bootstrap_diffs(const std::vector<std::string>& paradigms,
 // The 2.5th and 97.5th percentiles of the replicates; without replicates (no pair outcomes),
 // Welch's t interval over seeds where seed_test could compute one, else none.
 void set_interval(Difference& d, const std::vector<double>& r) {
+  if (!std::isfinite(d.diff)) return;  // a side without values: nothing to compare
   if (r.empty()) {
     d.has_ci = d.seed_interval = d.lo != d.hi;
     return;
@@ -266,7 +281,8 @@ Difference seed_test(const std::vector<const RunResult*>& A, const std::vector<c
   for (auto* r : B)
     if (const double v = value(*r); std::isfinite(v)) b.push_back(v);
   Difference d;
-  d.diff = stat_of(b).mean - stat_of(a).mean;
+  d.diff = stat_of(b).mean - stat_of(a).mean;  // NaN when a side has no value: no difference
+  if (a.empty() || b.empty()) return d;
   const WelchTest w = welch_t_test(a, b);
   d.p = w.p;
   if (w.se > 0) {  // the seed-level interval, used where no pair outcomes can be bootstrapped
@@ -288,16 +304,30 @@ void correct(std::map<std::string, Difference>& level) {
   }
 }
 
+// The paradigms that every run of A and of B has (only these can be bootstrapped together).
+std::vector<std::string> shared_paradigms(const std::vector<std::string>& paradigms,
+                                          const std::vector<const RunResult*>& A,
+                                          const std::vector<const RunResult*>& B) {
+  std::vector<std::string> out;
+  for (const auto& p : paradigms) {
+    bool all = true;
+    for (const auto& side : {A, B})
+      for (auto* r : side) all &= r->accuracy.count(p) > 0;
+    if (all) out.push_back(p);
+  }
+  return out;
+}
+
 // Group g minus its baseline group: per paradigm, per phenomenon (per-run phenomenon means) and
 // overall, each with Welch's test over the runs and a bootstrap interval when pair-level.
 void baseline_differences(Comparison& c, const Members& members, size_t g, int bootstrap,
                           Sampler& uniform_int) {
   const auto& A = members[size_t(c.baseline_of[g])];
   const auto& B = members[g];
-  const bool paired = pair_level(c.paradigms, A, B);
+  const std::vector<std::string> shared = shared_paradigms(c.paradigms, A, B);
+  const bool paired = !shared.empty() && pair_level(shared, A, B);
   Replicates reps;
-  if (paired) reps = bootstrap_diffs(c.paradigms, A, B, bootstrap, uniform_int);
-  const size_t count = paired ? size_t(bootstrap) : 0;
+  if (paired) reps = bootstrap_diffs(shared, A, B, bootstrap, uniform_int);
   for (const auto& p : c.paradigms) {
     Difference d = seed_test(A, B, [&](const RunResult& r) {
       return r.accuracy.count(p) ? r.accuracy.at(p) : std::nan("");
@@ -306,15 +336,15 @@ void baseline_differences(Comparison& c, const Members& members, size_t g, int b
     c.paradigm_diff[g][p] = d;
   }
   for (const auto& ph : c.phenomena) {
-    std::vector<std::string> ps;
-    for (const auto& p : c.paradigms)
+    std::vector<std::string> ps;  // its paradigms that both sides have
+    for (const auto& p : shared)
       if (c.phenomenon_of[p] == ph) ps.push_back(p);
     Difference d = seed_test(A, B, [&](const RunResult& r) { return phenomenon_accuracy(r, ph); });
-    set_interval(d, mean_replicates(reps, ps, count));
+    set_interval(d, mean_replicates(reps, ps, paired && !ps.empty() ? size_t(bootstrap) : 0));
     c.phenomenon_diff[g][ph] = d;
   }
   Difference d = seed_test(A, B, overall_accuracy);
-  set_interval(d, mean_replicates(reps, c.paradigms, count));
+  set_interval(d, mean_replicates(reps, shared, paired ? size_t(bootstrap) : 0));
   d.p_adj = d.p;  // one test
   d.resolved = d.p >= 0 && d.p < kAlpha && d.has_ci && (d.lo > 0 || d.hi < 0);
   c.overall_diff[g] = d;
@@ -329,6 +359,12 @@ Comparison compare_runs(std::vector<RunResult> runs, int bootstrap, uint64_t see
   Comparison c;
   c.baseline = baseline;
   collect_names(c, runs);
+  if (std::find(c.labels.begin(), c.labels.end(), baseline) == c.labels.end() &&
+      c.groups.size() > 1) {
+    std::set<std::string> labels(c.labels.begin(), c.labels.end());
+    fail("compare: no results labelled '{}' to compare with (--baseline; the labels are: {})",
+         baseline, fmt::join(labels, ", "));
+  }
   const Members members = group_members(c, runs);
   for (const auto& m : members) c.seeds.push_back(int(m.size()));
   group_stats(c, members);

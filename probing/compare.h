@@ -70,7 +70,8 @@ struct Comparison {
   bool compared(size_t g) const { return baseline_of[g] >= 0; }
 };
 
-// `baseline`: the attention label every other group of a stratum is compared with.
+// `baseline`: the attention label every other group of a stratum is compared with; with more than
+// one group, a label no result has is a one-line error listing the labels.
 Comparison compare_runs(std::vector<RunResult> runs, int bootstrap = 1000, uint64_t seed = 1,
                         const std::string& baseline = "softmax");
 

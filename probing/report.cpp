@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ using Stats = std::vector<std::map<std::string, Stat>>;         // [group][name]
 using Diffs = std::vector<std::map<std::string, Difference>>;    // [group][name]
 
 std::string pm(const Stat& s) {
+  if (s.n == 0) return "—";  // no run has it
   return s.n > 1 ? fmt::format("{:.1f} ± {:.1f}", s.mean, s.sd) : fmt::format("{:.1f}", s.mean);
 }
 std::string p_str(double p) {
@@ -30,6 +32,7 @@ std::string p_str(double p) {
 // "+1.2 [-0.5, +2.9], p 0.310", bold with "resolved" when the corrected test and the interval
 // agree.
 std::string diff_str(const Difference& d) {
+  if (!std::isfinite(d.diff)) return "—";  // a side without values
   std::string s = d.has_ci ? fmt::format("{:+.1f} [{:+.1f}, {:+.1f}]", d.diff, d.lo, d.hi)
                            : fmt::format("{:+.1f}", d.diff);
   s += ", p " + p_str(d.p_adj);
@@ -83,8 +86,9 @@ std::string md_summary(const Comparison& c) {
                                     d.hi, p_str(d.p_adj)));
     }
     const Difference& o = c.overall_diff[g];
-    md += fmt::format("- **{}**: overall {:+.1f} [{:+.1f}, {:+.1f}] (p {}{}); ", column_title(c, g),
-                      o.diff, o.lo, o.hi, p_str(o.p_adj), o.resolved ? ", resolved" : "");
+    md += fmt::format("- **{}**: overall {:+.1f}{} (p {}{}); ", column_title(c, g), o.diff,
+                      o.has_ci ? fmt::format(" [{:+.1f}, {:+.1f}]", o.lo, o.hi) : "",
+                      p_str(o.p_adj), o.resolved ? ", resolved" : "");
     if (found.empty())
       md += fmt::format("no phenomenon differs resolvably ({} seeds against {}; interval: {}).\n",
                         c.seeds[g], c.seeds[size_t(c.baseline_of[g])], interval_basis(c, g));
@@ -140,18 +144,27 @@ GroupSettings group_settings(const RunResult& r) {
   return s;
 }
 
+// A CSV field in double quotes, its own double quotes doubled (RFC 4180).
+std::string csv_quote(const std::string& v) {
+  std::string out = "\"";
+  for (char ch : v) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
 // One CSV line of a level's name and group (d: its difference, when compared).
 std::string csv_line(const Comparison& c, size_t g, const std::string& level,
                      const std::string& name, const Stat& s, const Difference* d) {
-  std::string line = fmt::format("{},\"{}\",\"{}\",\"{}\",\"{}\",{:.4f},{:.4f},{}", level, name,
-                                 c.groups[g], c.labels[g], c.strata[g], s.mean, s.sd, s.n);
+  std::string line = fmt::format("{},{},{},{},{},{:.4f},{:.4f},{}", level, csv_quote(name),
+                                 csv_quote(c.groups[g]), csv_quote(c.labels[g]),
+                                 csv_quote(c.strata[g]), s.mean, s.sd, s.n);
   if (!d) return line + ",,,,,,,,\n";
   auto num = [](double v, bool has) { return has ? fmt::format("{:.6g}", v) : std::string(); };
-  return line + fmt::format(",\"{}\",{:.4f},{},{},{},{},{},\"{}\"\n",
-                            c.groups[size_t(c.baseline_of[g])], d->diff, num(d->lo, d->has_ci),
+  return line + fmt::format(",{},{},{},{},{},{},{},{}\n",
+                            csv_quote(c.groups[size_t(c.baseline_of[g])]),
+                            num(d->diff, std::isfinite(d->diff)), num(d->lo, d->has_ci),
                             num(d->hi, d->has_ci), num(d->p, d->p >= 0),
                             num(d->p_adj, d->p_adj >= 0), d->resolved ? "yes" : "no",
-                            interval_basis(c, g));
+                            csv_quote(interval_basis(c, g)));
 }
 
 // CSV rows of one level: per name and group mean, sd, runs; for compared groups the baseline,
@@ -185,8 +198,9 @@ std::string report_csv(const Comparison& c) {
                                {"masking", s.masking}, {"corpus", s.corpus}, {"method", s.method},
                                {"tie_rule", s.tie_rule}, {"suite", s.suite},
                                {"pairs_per_paradigm", s.pairs}})
-      csv += fmt::format("setting,\"{}\",\"{}\",\"{}\",\"{}\",,,{},,,,,,,,\"{}\"\n", k,
-                         c.groups[g], c.labels[g], c.strata[g], c.seeds[g], v);
+      csv += fmt::format("setting,{},{},{},{},,,{},,,,,,,,{}\n", csv_quote(k),
+                         csv_quote(c.groups[g]), csv_quote(c.labels[g]), csv_quote(c.strata[g]),
+                         c.seeds[g], csv_quote(v));
   }
   return csv;
 }

@@ -32,8 +32,13 @@ std::string bars_svg(const Comparison& c, const std::string& title,
 std::string differences_svg(const Comparison& c) {
   DifferenceChart d;
   d.title = "Difference to " + c.baseline + " per phenomenon (points)";
-  d.note = "whiskers: 95% bootstrap interval; filled: resolved (Holm-corrected Welch p < 0.05 "
-           "and the interval excludes 0); hollow: unresolved";
+  bool seed_only = false;
+  for (size_t g = 0; g < c.groups.size(); ++g)
+    seed_only |= c.compared(g) && c.overall_diff[g].seed_interval;
+  d.note = std::string("whiskers: 95% ") +
+           (seed_only ? "Welch t interval over seeds" : "bootstrap interval (seeds and pairs)") +
+           "; filled: resolved (Holm-corrected Welch p < 0.05 and the interval excludes 0); "
+           "hollow: unresolved";
   d.categories = c.phenomena;
   for (size_t g = 0; g < c.groups.size(); ++g) {
     if (!c.compared(g)) continue;

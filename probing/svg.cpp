@@ -59,6 +59,7 @@ std::string bar_chart_svg(const BarChart& c) {
     const double x0 = left + k * cluster + gap / 2;
     for (int g = 0; g < G; ++g) {
       const double m = c.mean[g][k], d = c.sd[g][k];
+      if (!std::isfinite(m)) continue;  // the group has no value here: no bar (not a 0% bar)
       const double x = x0 + g * bar;
       const double h = std::max(1.5, y(0) - y(m));  // a 0% bar stays visible as a thin line
       s += fmt::format("<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
@@ -105,7 +106,7 @@ std::string line_chart_svg(const LineChart& c) {
     }
   if (!c.percent) {  // a little room around the data
     if (lo > hi) lo = 0, hi = 1;
-    const double pad = std::max(1e-6, 0.05 * (hi - lo));
+    const double pad = std::max(1e-3 * std::max(1.0, std::abs(hi)), 0.05 * (hi - lo));
     lo -= pad, hi += pad;
   }
   auto x = [&](double st) { return left + w * st / max_step; };
@@ -162,8 +163,10 @@ std::string difference_chart_svg(const DifferenceChart& c) {
   double span = 1;  // the y range: symmetric, every interval inside
   for (int g = 0; g < G; ++g)
     for (int k = 0; k < K; ++k)
-      span = std::max({span, std::abs(c.diff[g][k]), c.has_ci[g][k] ? std::abs(c.lo[g][k]) : 0.0,
-                       c.has_ci[g][k] ? std::abs(c.hi[g][k]) : 0.0});
+      if (std::isfinite(c.diff[g][k]))
+        span = std::max({span, std::abs(c.diff[g][k]),
+                         c.has_ci[g][k] ? std::abs(c.lo[g][k]) : 0.0,
+                         c.has_ci[g][k] ? std::abs(c.hi[g][k]) : 0.0});
   // Four ticks each side at a round step: 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5 or 8 times 10^k.
   const double raw = span / 4, unit = std::pow(10.0, std::floor(std::log10(raw)));
   double tick = 10 * unit;
@@ -198,6 +201,7 @@ std::string difference_chart_svg(const DifferenceChart& c) {
     for (int g = 0; g < G; ++g) {
       const double cx = x0 + g * step + step / 2;
       const char* col = kColorsOf[g % kColors];
+      if (!std::isfinite(c.diff[g][k])) continue;  // no difference to draw
       if (c.has_ci[g][k])
         s += fmt::format("<path d=\"M{0:.1f},{1:.1f}V{2:.1f}M{3:.1f},{1:.1f}H{4:.1f}M{3:.1f},"
                          "{2:.1f}H{4:.1f}\" stroke=\"{5}\" fill=\"none\"/>",

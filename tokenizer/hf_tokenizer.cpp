@@ -19,7 +19,7 @@ json normalizer(const Tokenizer& tok) {
   if (norm.value("unicode", std::string("NFKC")) == "NFKC") steps.push_back({{"type", "NFKC"}});
   if (norm.value("lowercase", true)) steps.push_back({{"type", "Lowercase"}});
   steps.push_back({{"type", "Replace"},
-                   {"pattern", {{"Regex", "[\\p{White_Space}\\p{Cc}]+"}}},
+                   {"pattern", {{"Regex", "[\\p{White_Space}\\p{Cc}\\p{Cf}]+"}}},
                    {"content", " "}});
   steps.push_back({{"type", "Strip"}, {"strip_left", true}, {"strip_right", true}});
   steps.push_back({{"type", "Prepend"}, {"prepend", kSpace}});
@@ -58,8 +58,10 @@ json bpe_merges(const Tokenizer& tok, const std::unordered_map<std::string, int3
     if (x.score != y.score) return x.score > y.score;
     return x.left < y.left;
   });
+  // "left right" strings, the format every tokenizers version reads (pairs need 0.20+); pieces
+  // never contain a space (SentencePiece writes it as "▁").
   json out = json::array();
-  for (const Merge& m : merges) out.push_back({tok.piece(m.left), tok.piece(m.right)});
+  for (const Merge& m : merges) out.push_back(tok.piece(m.left) + " " + tok.piece(m.right));
   return out;
 }
 

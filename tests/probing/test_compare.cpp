@@ -128,7 +128,7 @@ TEST_CASE("compare: means, sd, difference with interval, Welch's test over seeds
   CHECK(md.find("resolved: agr higher by 10.0 points") != std::string::npos);
   CHECK(md.find("Holm-corrected") != std::string::npos);
   const std::string csv = read_file(d.path / "report" / "report.csv");
-  CHECK(csv.find("paradigm,\"agr-x\",\"ssa\",\"ssa\",\"\",72.0000,2.0000,3,\"softmax\",10.0000,") !=
+  CHECK(csv.find("paradigm,\"agr-x\",\"ssa\",\"ssa\",\"\",72.0000,2.0000,3,\"softmax\",10,") !=
         std::string::npos);
   CHECK(csv.find("setting,\"method\",\"ssa\"") != std::string::npos);
   for (const char* f : {"phenomena.svg", "paradigms.svg", "differences.svg"})
@@ -180,6 +180,34 @@ TEST_CASE("compare: results without pair outcomes get Welch's t interval over se
         std::string::npos);
 }
 
+TEST_CASE("compare: a paradigm one side lacks gives no difference, never a 0% accuracy") {
+  test::TempDir d("missing");
+  std::vector<fs::path> files;
+  for (int k = 1; k <= 2; ++k) {
+    files.push_back(write_run(d.path, "softmax", k, 60 + k));
+    files.push_back(write_run(d.path, "ssa", k, 70 + k));
+  }
+  // ssa's results lose paradigm bind-y (as if probed on a suite without it)
+  for (const auto& f : files)
+    if (f.filename().string().rfind("ssa", 0) == 0) {
+      nlohmann::json j = nlohmann::json::parse(read_file(f));
+      j["paradigms"].erase("bind-y");
+      write_file_atomic(f, j.dump());
+      fs::remove(pairs_path_for(f));
+    }
+  const Comparison c = compare_runs(load_runs(files), 200);
+  CHECK(std::isnan(c.paradigm[1].at("bind-y").mean));
+  CHECK(c.paradigm[1].at("bind-y").n == 0);
+  const Difference& dd = c.paradigm_diff[1].at("bind-y");
+  CHECK(std::isnan(dd.diff));
+  CHECK_FALSE(dd.has_ci);
+  CHECK_FALSE(dd.resolved);
+  CHECK(c.paradigm_diff[1].at("agr-x").diff == doctest::Approx(10.0));
+  write_report(d.path / "report", c);
+  const std::string md = read_file(d.path / "report" / "report.md");
+  CHECK(md.find("| bind-y | 50.0 ± 0.0 | — | — |") != std::string::npos);
+}
+
 TEST_CASE("compare: one seed per group has no seed-level test and says so") {
   test::TempDir d("oneseed");
   const Comparison c = compare_runs(
@@ -220,9 +248,11 @@ TEST_CASE("compare: methods are strata, never subtracted across; --baseline pick
   CHECK(b.labels[0] == "ssa");
   CHECK(b.labels[2] == "softmax");
   CHECK(b.paradigm_diff[2].at("agr-x").diff < 0);
-  // No baseline in the results: nothing is subtracted.
-  const Comparison none = compare_runs(load_runs(files), 200, 1, "cosformer");
-  for (size_t g = 0; g < none.groups.size(); ++g) CHECK_FALSE(none.compared(g));
+  // A baseline no result has: one line listing the labels there are.
+  CHECK_THROWS_WITH_AS(compare_runs(load_runs(files), 200, 1, "cosformer"),
+                       doctest::Contains("no results labelled 'cosformer' to compare with "
+                                         "(--baseline; the labels are: softmax, ssa)"),
+                       Error);
 }
 
 TEST_CASE("compare: malformed results are refused naming the file and the field") {

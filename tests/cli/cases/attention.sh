@@ -74,9 +74,12 @@ expect_fail "saturation --analytic --attention bogus" "unknown attention scoring
 echo '{"settings": {}}' > att-sparsemax.settings.json
 expect_ok "compare skips NAME.settings.json" \
   "$BB" compare att-sparsemax.json att-sparsemax.settings.json att-entmax15.json \
-  att-sa-softmax.json att-cosformer.json --out att-report
+  att-sa-softmax.json att-cosformer.json --baseline sparsemax --out att-report
 check "compare: four groups in the report" \
   bash -c "grep -c '^| att-.*\.json |' '$WORK/att-report/report.md' | grep -qx 4"
+expect_fail "compare without the baseline's results" \
+  "no results labelled 'softmax' to compare with \(--baseline; the labels are: cosformer, entmax15" \
+  "$BB" compare att-entmax15.json att-cosformer.json --out att-report3
 expect_fail "compare of settings files only" "compare: only settings files given" \
   "$BB" compare att-sparsemax.settings.json --out att-report2
 expect_fail "experiment --attention with an empty item" "--attention: empty item in 'softmax,,ssa'" \

@@ -5,7 +5,7 @@ for f in config.json model.safetensors tokenizer.json tokenizer_config.json spec
   check "export wrote $f" test -s "$WORK/hf/$f"
 done
 check "tokenizer.json: BPE with byte fallback and merges" bash -c \
-  "grep -q '\"type\":\"BPE\"' '$WORK/hf/tokenizer.json' && grep -q '\"byte_fallback\":true' '$WORK/hf/tokenizer.json' && grep -q '\"merges\":\[\[' '$WORK/hf/tokenizer.json'"
+  "grep -q '\"type\":\"BPE\"' '$WORK/hf/tokenizer.json' && grep -q '\"byte_fallback\":true' '$WORK/hf/tokenizer.json' && grep -q '\"merges\":\[\"' '$WORK/hf/tokenizer.json'"
 check "tokenizer_config.json: PreTrainedTokenizerFast, 128 tokens" bash -c \
   "grep -q '\"tokenizer_class\": \"PreTrainedTokenizerFast\"' '$WORK/hf/tokenizer_config.json' && grep -q '\"model_max_length\": 128' '$WORK/hf/tokenizer_config.json'"
 expect_fail "export a missing model" "ex-none: no such model directory" \
