@@ -17,8 +17,6 @@ namespace {
 
 constexpr double kFloor = 1e-6;
 
-inline bool is_valid(const uint8_t* valid, int j) { return !valid || valid[j]; }
-
 int valid_count(const uint8_t* valid, int L) {
   if (!valid) return L;
   int M = 0;

@@ -7,6 +7,9 @@
 
 namespace bb::cpu::rows {
 
+// Whether key j takes part (valid null: every key does).
+inline bool is_valid(const uint8_t* valid, int j) { return !valid || valid[j]; }
+
 // scoring_sparse.cpp: sparsemax and 1.5-entmax by the exact sort-based thresholds.
 template <typename T>
 void sparsemax(T* p, const T* s, const uint8_t* valid, int L);

@@ -21,8 +21,6 @@ namespace {
 
 constexpr double kEps = 1e-6;
 
-inline bool is_valid(const uint8_t* valid, int j) { return !valid || valid[j]; }
-
 // softmax(s) over the valid keys into sigma (0 elsewhere); the row's min and max.
 template <typename T>
 void softmax_extremes(std::vector<T>& sigma, T& mn, T& mx, const T* s, const uint8_t* valid,

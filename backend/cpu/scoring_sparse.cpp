@@ -13,8 +13,6 @@ namespace bb::cpu::rows {
 
 namespace {
 
-inline bool is_valid(const uint8_t* valid, int j) { return !valid || valid[j]; }
-
 // The row's valid scores minus their max, times `scale`, sorted descending, in per-thread
 // scratch; returns the max (-inf when no key is valid, and the list is then empty).
 template <typename T>

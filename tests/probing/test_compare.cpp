@@ -46,6 +46,17 @@ fs::path write_run(const fs::path& dir, const std::string& label, int seed, int 
   return f;
 }
 
+// A softmax and an ssa run per seed k (1-based): softmax[k-1] and ssa[k-1] pairs of agr-x right.
+std::vector<fs::path> write_groups(const fs::path& dir, const std::vector<int>& softmax,
+                                   const std::vector<int>& ssa) {
+  std::vector<fs::path> files;
+  for (size_t k = 0; k < softmax.size(); ++k) {
+    files.push_back(write_run(dir, "softmax", int(k) + 1, softmax[k]));
+    files.push_back(write_run(dir, "ssa", int(k) + 1, ssa[k]));
+  }
+  return files;
+}
+
 // Two-sided p of Student's t with 4 degrees of freedom, in closed form.
 double t4_p(double t) {
   const double u = 1 + t * t / 4;
@@ -91,12 +102,7 @@ TEST_CASE("statistics: Student's t, Welch's test and Holm's correction on known 
 
 TEST_CASE("compare: means, sd, difference with interval, Welch's test over seeds, Holm") {
   test::TempDir d("compare");
-  std::vector<fs::path> files;
-  const int soft[3] = {60, 62, 64}, ssa[3] = {70, 72, 74};
-  for (int k = 0; k < 3; ++k) {
-    files.push_back(write_run(d.path, "ssa", k + 1, ssa[k]));
-    files.push_back(write_run(d.path, "softmax", k + 1, soft[k]));
-  }
+  const auto files = write_groups(d.path, {60, 62, 64}, {70, 72, 74});
   const Comparison c = compare_runs(load_runs(files), 400);
   REQUIRE(c.groups == std::vector<std::string>{"softmax", "ssa"});
   CHECK(c.baseline_of == std::vector<int>{-1, 0});
@@ -140,12 +146,7 @@ TEST_CASE("compare: where pooled McNemar overclaims, the seed-level test does no
   // so pooled McNemar gives p < 1e-4; over seeds (two per group) the 10-point gain is within the
   // 20-point seed spread and Welch's p is large.
   test::TempDir d("mcnemar");
-  std::vector<fs::path> files;
-  const int soft[2] = {50, 70}, ssa[2] = {60, 80};
-  for (int k = 0; k < 2; ++k) {
-    files.push_back(write_run(d.path, "softmax", k + 1, soft[k]));
-    files.push_back(write_run(d.path, "ssa", k + 1, ssa[k]));
-  }
+  const auto files = write_groups(d.path, {50, 70}, {60, 80});
   const Comparison c = compare_runs(load_runs(files), 400);
   const Difference& dd = c.paradigm_diff[1].at("agr-x");
   CHECK(pooled_mcnemar_p(0, 20) < 1e-4);
@@ -159,12 +160,7 @@ TEST_CASE("compare: where pooled McNemar overclaims, the seed-level test does no
 
 TEST_CASE("compare: results without pair outcomes get Welch's t interval over seeds") {
   test::TempDir d("nopairs");
-  std::vector<fs::path> files;
-  const int soft[3] = {60, 62, 64}, ssa[3] = {70, 72, 74};
-  for (int k = 0; k < 3; ++k) {
-    files.push_back(write_run(d.path, "softmax", k + 1, soft[k]));
-    files.push_back(write_run(d.path, "ssa", k + 1, ssa[k]));
-  }
+  const auto files = write_groups(d.path, {60, 62, 64}, {70, 72, 74});
   for (const auto& f : files) fs::remove(pairs_path_for(f));
   const Comparison c = compare_runs(load_runs(files), 200);
   const Difference& dd = c.paradigm_diff[1].at("agr-x");
@@ -182,11 +178,7 @@ TEST_CASE("compare: results without pair outcomes get Welch's t interval over se
 
 TEST_CASE("compare: a paradigm one side lacks gives no difference, never a 0% accuracy") {
   test::TempDir d("missing");
-  std::vector<fs::path> files;
-  for (int k = 1; k <= 2; ++k) {
-    files.push_back(write_run(d.path, "softmax", k, 60 + k));
-    files.push_back(write_run(d.path, "ssa", k, 70 + k));
-  }
+  const auto files = write_groups(d.path, {61, 62}, {71, 72});
   // ssa's results lose paradigm bind-y (as if probed on a suite without it)
   for (const auto& f : files)
     if (f.filename().string().rfind("ssa", 0) == 0) {
