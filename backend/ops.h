@@ -131,6 +131,7 @@ struct AttentionShape {
   int B, H, C;              // sequences, heads, hidden (head size d = C/H)
   const int32_t* offsets;   // (B+1) row offsets of the sequences
   const int64_t* store_at;  // (B+1) offsets of each sequence's (H, L, L) block in att stores
+  int first_seq = 0;        // global index of sequence 0 in dropout row ids (data parallelism)
 };
 // qkv(N,3C) holds [q | k | v] per row. Per (b, h): S = q k^T / sqrt(d) (L,L) (cosformer:
 // relu(q) relu(k)^T), P = scoring(S), Pd = P * dropout mask, ctx = Pd v. Saves S, P and the mask

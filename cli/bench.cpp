@@ -21,6 +21,7 @@
 #include "backend/frozen_linear.h"
 #include "backend/ops.h"
 #include "cli/commands.h"
+#include "cli/train.h"
 #include "cli/flag_ranges.h"
 #include "common/buffer.h"
 #include "backend/threads.h"
@@ -56,17 +57,19 @@ struct Window {
 };
 
 // Calls `warm_up` once, then per window calls `step(counts)` (counts start empty) until
-// `seconds` have passed.
+// `seconds` have passed; `agree(done)`, when given, makes that decision the same on every MPI rank.
 std::vector<Window> timed_windows(int windows, double seconds, const std::function<void()>& warm_up,
-                                  const std::function<void(std::map<std::string, double>&)>& step) {
+                                  const std::function<void(std::map<std::string, double>&)>& step,
+                                  const std::function<bool(bool)>& agree = {}) {
   using clock = std::chrono::steady_clock;
   warm_up();
   std::vector<Window> out(static_cast<size_t>(windows));
   for (Window& w : out) {
     const auto t0 = clock::now();
-    while (w.seconds < seconds) {
+    for (bool done = false; !done;) {
       step(w.counts);
       w.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+      done = agree ? agree(w.seconds >= seconds) : w.seconds >= seconds;
     }
   }
   return out;
@@ -113,9 +116,13 @@ Device bench_device(const BenchArgs& a) {
   return d;
 }
 
+// Under mpirun: data parallelism over the ranks (tokens/s of the global batch, printed by rank 0).
 void bench_train(const BenchArgs& a) {
   set_threads(a.threads);
   const Device device = bench_device(a);
+  const DataParallel dp = mpi_data_parallel();
+  BB_CHECK(a.batch >= dp.ranks, "--batch {} is smaller than the {} data-parallel ranks", a.batch,
+           dp.ranks);
   Config c = preset(a.preset);
   c.scoring = parse_scoring(a.attention);
   const MaskingOptions masking{.vocab_size = c.vocab_size};
@@ -133,6 +140,7 @@ void bench_train(const BenchArgs& a) {
   opts.optim.warmup_steps = 10;
   opts.device = device;
   opts.cuda_graphs = a.cuda_graphs;
+  opts.parallel = dp;
   Trainer trainer(c, cap, opts, [&](uint64_t, int64_t step, Batch& out) {
     out = batches[step % pool];  // copy into capacity the batch already holds
   });
@@ -147,7 +155,14 @@ void bench_train(const BenchArgs& a) {
           n["flops"] += train_flops(c, batches[(s.step - 1) % pool]);
           n["steps"] += 1;
         });
+      },
+      [&](bool done) {  // rank 0's clock decides for every rank
+        if (dp.ranks == 1) return done;
+        double v = dp.rank == 0 && done ? 1.0 : 0.0;
+        dp.sum_doubles(&v, 1);
+        return v > 0;
       });
+  if (dp.rank != 0) return;
   std::vector<std::map<std::string, double>> rates;
   for (const Window& w : windows)
     rates.push_back({{"tokens_per_s", w.counts.at("tokens") / w.seconds},
@@ -162,6 +177,7 @@ void bench_train(const BenchArgs& a) {
                      {"tf32", a.tf32},
                      {"cuda_graphs", trainer.captured_graphs()},
                      {"threads", a.threads},
+                     {"ranks", dp.ranks},
                      {"blas", blas_provenance()},
                      {"batch", a.batch},
                      {"repeat", a.repeat},

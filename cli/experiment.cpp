@@ -2,7 +2,8 @@
 // finished runs and probes are skipped, interrupted runs resume. Every run directory and probe
 // result carries the settings that made it (run.json, results/NAME.settings.json); a rerun with
 // other settings is refused, naming each one that differs, unless --force redoes those runs.
-// With --jobs J, J runs go at a time, each a child process with --threads T threads.
+// With --jobs J, J runs go at a time, each a child process with --threads T threads. Under mpirun
+// or srun the ranks share the grid instead (cli/rank_jobs.h), one run at a time per rank.
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "cli/split_list.h"
 #include "cli/flag_ranges.h"
 #include "cli/progress.h"
+#include "cli/rank_jobs.h"
 #include "cli/run_settings.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
@@ -27,6 +29,7 @@
 #include "common/hash.h"
 #include "common/json_read.h"
 #include "encoder/checkpoint.h"
+#include "parallel/mpi.h"
 #include "probing/compare.h"
 #include "probing/report.h"
 #include "probing/scorer.h"
@@ -95,17 +98,21 @@ Tokenizer experiment_tokenizer(const ExperimentArgs& a, int threads) {
     reconcile(a, {dir, fs::path(a.out) / "runs", fs::path(a.out) / "results"}, dir,
               have == a.vocab_size ? std::vector<std::string>{} : std::vector<std::string>{d});
   }
-  if (!fs::exists(dir / "tokenizer.model"))
-    run_jobs({{"tokenizer", {"tokenizer", "train", "--corpus", a.corpus, "--vocab-size",
-                             std::to_string(a.vocab_size), "--out", dir.string(),
-                             "--threads", std::to_string(threads)},
-               fs::path(a.out) / "logs" / "tokenizer.log"}},
-             1);
+  if (!fs::exists(dir / "tokenizer.model")) {
+    const Job job{"tokenizer", {"tokenizer", "train", "--corpus", a.corpus, "--vocab-size",
+                                std::to_string(a.vocab_size), "--out", dir.string(),
+                                "--threads", std::to_string(threads)},
+                  fs::path(a.out) / "logs" / "tokenizer.log"};
+    if (!mpi::world().active()) run_jobs({job}, 1);
+    else BB_CHECK(run_job_in_process(job) == JobResult::ok, "the tokenizer failed (log: {})",
+                  job.log.string());
+  }
   return Tokenizer::load(dir);
 }
 
 struct Grid {
   std::vector<Job> train, probe;
+  std::vector<int> probe_after;      // [probe job] the train job it needs (-1: trained before)
   std::vector<fs::path> train_logs;  // [train job] its log (progress lines "N/M steps")
   std::vector<int64_t> train_start;  // [train job] the step it starts (resumes) from
   std::vector<std::uintmax_t> train_log_from;  // [train job] its log's size before this job
@@ -149,8 +156,12 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
   const int64_t done = finished_step(run);
   ++g.runs;
   g.steps_before += std::max<int64_t>(0, done);
+  const int train_job = done < a.steps ? int(g.train.size()) : -1;
   if (done < a.steps) {
-    if (done >= 0) args.push_back("--resume");
+    if (done >= 0) {
+      args.push_back("--resume");
+      fmt::print(stderr, "experiment: resuming {} from step {} of {}\n", name, done, a.steps);
+    }
     g.train.push_back({"train " + name, args, out / "logs" / (name + ".log")});
     g.train_logs.push_back(out / "logs" / (name + ".log"));
     g.train_start.push_back(std::max<int64_t>(0, done));
@@ -178,6 +189,7 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
                           a.device, "--pairs-per-paradigm", std::to_string(a.pairs_per_paradigm),
                           "--out", result.string()},
                          out / "logs" / (result.stem().string() + ".probe.log")});
+      g.probe_after.push_back(train_job);
     }
   }
 }
@@ -221,6 +233,8 @@ JobsStatus training_status(const Grid& g, size_t runs, int64_t steps_per_run) {
 }
 
 void run_experiment(ExperimentArgs a) {
+  const mpi::World& world = mpi::world();  // under mpirun/srun: ranks share the grid
+  if (world.active() && world.rank != 0) return serve_jobs();
   usable_device(a.device);  // fail before any child process starts: device, names, files
   for (const auto& att : split_list(a.attention, "--attention")) parse_scoring(att);
   preset(a.preset);
@@ -230,8 +244,9 @@ void run_experiment(ExperimentArgs a) {
   const fs::path out = a.out;
   const DirLock lock(out);  // one experiment per directory; its runs lock their own
   const int cores = int(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-  if (a.jobs == 0) a.jobs = std::max(1, cores / a.threads);  // all cores, runs side by side
-  if (a.jobs * a.threads > cores)
+  if (world.active()) a.jobs = 1;  // per rank; mpirun -np and the hostfile place the ranks
+  else if (a.jobs == 0) a.jobs = std::max(1, cores / a.threads);  // all cores, runs side by side
+  if (!world.active() && a.jobs * a.threads > cores)
     fmt::print(stderr, "babyberta: warning: --jobs {} x --threads {} = {} threads on {} cores; runs "
                "will slow each other down\n", a.jobs, a.threads, a.jobs * a.threads, cores);
   const Tokenizer tok = experiment_tokenizer(a, a.threads * a.jobs);
@@ -239,12 +254,21 @@ void run_experiment(ExperimentArgs a) {
   for (const auto& att : split_list(a.attention, "--attention"))
     for (int seed = 1; seed <= a.seeds; ++seed) add_run(a, att, seed, corpus_sha, tok, g);
   fmt::print(stderr, "experiment {}: {} runs to train, {} to probe ({} at a time, {} thread{} each)\n",
-             out.string(), g.train.size(), g.probe.size(), a.jobs, a.threads,
-             a.threads == 1 ? "" : "s");
-  run_jobs(g.train, a.jobs, training_status(g, g.runs, a.steps));
-  run_jobs(g.probe, a.jobs, [&](size_t finished) {
-    return fmt::format("grid: {}/{} probes done", finished, g.probe.size());
-  });
+             out.string(), g.train.size(), g.probe.size(),
+             world.active() ? fmt::format("{} MPI ranks", world.size) : std::to_string(a.jobs),
+             a.threads, a.threads == 1 ? "" : "s");
+  if (world.active()) {  // one list: a run's probes may start as soon as it is trained
+    std::vector<Job> jobs = g.train;
+    jobs.insert(jobs.end(), g.probe.begin(), g.probe.end());
+    std::vector<int> after(g.train.size(), -1);
+    after.insert(after.end(), g.probe_after.begin(), g.probe_after.end());
+    run_jobs_on_ranks(jobs, after, training_status(g, g.runs, a.steps), g.train.size());
+  } else {
+    run_jobs(g.train, a.jobs, training_status(g, g.runs, a.steps));
+    run_jobs(g.probe, a.jobs, [&](size_t finished) {
+      return fmt::format("grid: {}/{} probes done", finished, g.probe.size());
+    });
+  }
   for (const auto& [path, settings] : g.new_results)  // each new result: the settings that made it
     write_file_atomic(path, settings.dump(2) + "\n");
   const Comparison c = compare_runs(load_runs(g.results));
@@ -294,7 +318,9 @@ void add_experiment(CLI::App& app) {
                   "Probe scoring method(s), comma-separated (holistic, pll, pll-word-l2r): "
                   "results/NAME.json for the first, NAME.METHOD.json for the others")
       ->capture_default_str();
-  cmd->add_option("--jobs", a->jobs, "Runs at a time (child processes; default: cores / --threads)")
+  cmd->add_option("--jobs", a->jobs,
+                  "Runs at a time (child processes; default: cores / --threads; under mpirun: "
+                  "one per rank)")
       ->check(count_in(1, 256));
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
                   "Probe only the first N pairs of each paradigm (0: all)")

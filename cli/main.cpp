@@ -2,6 +2,8 @@
 #include <fmt/core.h>
 
 #include <csignal>
+#include <cstdio>
+#include <string>
 
 #include "backend/cpu/blas_core.h"
 #include "cli/commands.h"
@@ -9,6 +11,7 @@
 #include "corpora/corpus.h"
 #include "common/error.h"
 #include "encoder/trainer.h"
+#include "parallel/mpi.h"
 
 namespace bb::cli {
 void warn_invalid_lines(const std::filesystem::path& corpus, const CorpusStats& stats) {
@@ -20,10 +23,21 @@ void warn_invalid_lines(const std::filesystem::path& corpus, const CorpusStats& 
   fmt::print(stderr, "babyberta: warning: {}: skipped {} lines that are not valid UTF-8 (lines {})\n",
              corpus.string(), stats.invalid_lines.size(), lines);
 }
+// An error's one line (naming the rank in an MPI job) and its exit code; peers that may wait for
+// this rank in a collective are stopped (MPI_Abort), since they would otherwise wait forever.
+int report_error(const std::string& what, int code) {
+  const bb::mpi::World& w = bb::mpi::world_so_far();
+  if (w.rank > 0) fmt::print(stderr, "babyberta (rank {} of {}): {}\n", w.rank, w.size, what);
+  else fmt::print(stderr, "babyberta: {}\n", what);
+  std::fflush(stderr);
+  bb::mpi::abort_peers(code);
+  return code;
+}
 }  // namespace bb::cli
 
 int main(int argc, char** argv) {
   bb::select_blas_core(argv);  // may re-execute this binary with OPENBLAS_CORETYPE set: first
+  const bb::mpi::FinalizeAtExit mpi_finalize;  // MPI starts later, only under mpirun or srun
   CLI::App app{"babyberta.cpp: BabyBERTa-style masked language models with softmax or SSA attention"};
   app.require_subcommand(1);
   app.get_formatter()->column_width(36);
@@ -53,18 +67,12 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "babyberta: error: {}\n", bb::cli::describe_parse_error(app, e));
     return 2;
   } catch (const bb::cli::Interrupted& e) {
-    fmt::print(stderr, "babyberta: {}\n", e.what());
-    return 130;
+    return bb::cli::report_error(e.what(), 130);
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "babyberta: error: out of memory (try a smaller --batch-size, --preset or "
-               "--batch-tokens)\n");
-    return 1;
-  } catch (const bb::Error& e) {
-    fmt::print(stderr, "babyberta: error: {}\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "babyberta: error: {}\n", e.what());
-    return 1;
+    return bb::cli::report_error("error: out of memory (try a smaller --batch-size, --preset or "
+                                 "--batch-tokens)", 1);
+  } catch (const std::exception& e) {  // bb::Error and the rest
+    return bb::cli::report_error(std::string("error: ") + e.what(), 1);
   }
   return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include "backend/cpu/blas_core.h"
@@ -20,6 +21,7 @@
 #include "common/hash.h"
 #include "encoder/recipe.h"
 #include "backend/threads.h"
+#include "parallel/mpi.h"
 
 namespace bb::cli {
 
@@ -202,8 +204,8 @@ struct TrainingData {
   int longest = 0;  // tokens of the longest utterance
 };
 
-TrainingData load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config) {
-  TrainingData d;
+// Fills `d` in place: its batches refer to its corpora.
+void load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config, TrainingData& d) {
   const CorpusOptions corpus_opt{.min_words = 3, .max_tokens = config.max_tokens(),
                                  .strict = a.strict};
   d.all = load_tokenized_corpus(a.corpus, tok, corpus_opt, fs::path(a.out) / "cache" / "corpus.tokens");
@@ -226,7 +228,6 @@ TrainingData load_training_data(TrainArgs& a, const Tokenizer& tok, const Config
                "fraction if padded {:.3f}\n", d.train.size(), d.train.ids.size(), d.dev.size(),
                d.batches->batches_per_epoch(), d.batches->padding_fraction());
   }
-  return d;
 }
 
 // One metrics line per evaluation: the window's mean training loss, the dev loss and, with
@@ -296,46 +297,88 @@ std::string resume_command() {
 
 }  // namespace
 
-void run_train(TrainArgs a) {
+DataParallel mpi_data_parallel() {
+  const mpi::World& w = mpi::world();
+  return {w.rank, w.size, [](float* p, size_t n) { mpi::sum(p, n); },
+          [](double* p, size_t n) { mpi::sum(p, n); }};
+}
+
+void run_train(TrainArgs a, const DataParallel& parallel) {
   BB_CHECK(a.probe_every == 0 || (!a.probe_suite.empty() && a.probe_every % a.eval_every == 0),
            "--probe-every needs --probe-suite and must be a multiple of --eval-every ({})",
            a.eval_every);
+  const int ranks = parallel.ranks;
+  BB_CHECK(a.batching.batch_size >= ranks,
+           "--batch-size {} is smaller than the {} data-parallel ranks: each needs a sequence",
+           a.batching.batch_size, ranks);
   set_threads(a.threads);
   const Device device = usable_device(a.device);  // fail before any work
   const fs::path out = a.out;
-  const DirLock lock(out);  // one process per run directory
-  for (const fs::path& d : {out, out / "checkpoints", out / "cache", out / "probes"})
-    remove_stale_temporaries(d);  // half-written files of a crashed earlier run
-  const Tokenizer tok = tokenizer_for(a);
-  check_run_directory(a, train_settings(a, sha256_hex(read_file(a.corpus)), tok.fingerprint()));
-  if (!fs::exists(out / "tokenizer.model")) save_tokenizer_model(out, tok);
-  const Config config = model_config(a, tok);
+  // Rank 0 prepares and owns the run directory (tokenizer, run.json, token cache, checkpoints);
+  // the other ranks read it once it is ready.
+  const bool lead = parallel.rank == 0;
+  if (!lead) a.quiet = true;
+  std::optional<DirLock> lock;
+  if (lead) {
+    lock.emplace(out);  // one process per run directory
+    for (const fs::path& d : {out, out / "checkpoints", out / "cache", out / "probes"})
+      remove_stale_temporaries(d);  // half-written files of a crashed earlier run
+  }
+  std::optional<Tokenizer> tok;
+  std::optional<Config> config;
+  TrainingData data;
+  for (int turn = 0; turn < 2; ++turn) {  // rank 0 first, then the others
+    if (lead == (turn == 0)) {
+      tok.emplace(tokenizer_for(a));
+      if (lead) {
+        check_run_directory(a, train_settings(a, sha256_hex(read_file(a.corpus)), tok->fingerprint()));
+        if (!fs::exists(out / "tokenizer.model")) save_tokenizer_model(out, *tok);
+      }
+      config.emplace(model_config(a, *tok));
+      load_training_data(a, *tok, *config, data);
+    }
+    if (ranks > 1 && turn == 0) mpi::barrier();
+  }
   const std::string blas = blas_provenance();
   if (!a.quiet) fmt::print(stderr, "blas: {}\n", blas);
-  TrainingData data = load_training_data(a, tok, config);
+  if (!a.quiet && ranks > 1)
+    fmt::print(stderr, "data parallel: {} ranks, {} utterances per batch in all\n", ranks,
+               a.batching.batch_size);
 
   const int B = a.batching.batch_size;
   const Capacity cap{B, B * data.longest, data.longest, B * data.longest};
   TrainOptions topt{.steps = a.steps, .seed = a.seed, .optim = a.optim,
                     .checkpoint_every = a.eval_every, .out = out, .resume = a.resume,
-                    .device = device, .cuda_graphs = a.cuda_graphs};
+                    .device = device, .cuda_graphs = a.cuda_graphs, .parallel = parallel};
   MlmBatches& batches = *data.batches;
-  Trainer trainer(config, cap, topt, [&](uint64_t, int64_t step, Batch& b) { batches.batch(step, b); });
+  Trainer trainer(*config, cap, topt, [&](uint64_t, int64_t step, Batch& b) { batches.batch(step, b); });
   const int64_t start = trainer.step();
+  if (ranks > 1) {  // every rank must continue from the same checkpoint
+    double steps = double(start);
+    parallel.sum_doubles(&steps, 1);
+    BB_CHECK(steps == double(start) * ranks,
+             "{}: the ranks resumed from different steps (this one from {}); is --out on a "
+             "filesystem every rank sees?", out.string(), start);
+  }
   if (a.resume && !a.quiet) fmt::print(stderr, "resuming from step {}\n", start);
   Progress progress(a.steps, "steps", std::max<int64_t>(1, a.eval_every / 10), start);
   MetricsLog metrics(a, trainer, *data.dev_batches, progress, trainer.elapsed_before());
-  if (fs::exists(out / "run.json"))
-    add_run_session(out, {{"from_step", start}, {"threads", a.threads}, {"device", a.device},
-                          {"blas", device == Device::cpu ? blas : "cuBLAS"},
-                          {"corpus", fs::absolute(a.corpus).string()}});
+  if (lead && fs::exists(out / "run.json")) {
+    nlohmann::json session{{"from_step", start}, {"threads", a.threads}, {"device", a.device},
+                           {"blas", device == Device::cpu ? blas : "cuBLAS"},
+                           {"corpus", fs::absolute(a.corpus).string()}};
+    if (ranks > 1) session["ranks"] = ranks;
+    add_run_session(out, session);
+  }
   trainer.run([&](const StepLog& s) {
+    if (!lead) return;  // rank 0 evaluates, probes and logs while the others wait for its step
     metrics.on_step(s);
     if (!a.quiet)
       progress.update(s.step, fmt::format("loss {:.3f} lr {:.2e} {:.0f} tok/s", s.loss, s.lr,
                                           metrics.tokens() / progress.seconds()));
   });
   if (!a.quiet) progress.finish();
+  if (!lead) return;
   if (Trainer::stop_requested)
     throw Interrupted(fmt::format("interrupted: checkpoint saved at step {} in {}; to continue: {}",
                                   trainer.step(), out.string(), resume_command()));
@@ -350,7 +393,7 @@ void add_train(CLI::App& app) {
   add_train_options(cmd, *a);
   cmd->callback([a, cmd] {
     apply_recipe(*a, *cmd);
-    run_train(*a);
+    run_train(*a, mpi_data_parallel());
   });
 }
 

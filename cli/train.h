@@ -40,6 +40,10 @@ struct TrainArgs {
 void add_train_options(CLI::App* cmd, TrainArgs& a);
 // After parsing: --recipe's value for every flag not given on the command line of `cmd`.
 void apply_recipe(TrainArgs& a, const CLI::App& cmd);
-void run_train(TrainArgs a);
+// Trains one model; `parallel` spreads every batch over data-parallel ranks (mpirun, see
+// mpi_data_parallel), rank 0 writing the run directory.
+void run_train(TrainArgs a, const DataParallel& parallel = {});
+// This MPI job's ranks as data-parallel trainers (one rank, i.e. none, without mpirun/srun).
+DataParallel mpi_data_parallel();
 
 }  // namespace bb::cli

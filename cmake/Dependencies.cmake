@@ -33,3 +33,13 @@ find_package(OpenSSL REQUIRED)
 find_package(CURL REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
+
+# OpenMPI (libopenmpi-dev): `mpirun babyberta train|experiment|bench` (parallel/mpi.h).
+if(BABYBERTA_MPI)
+  enable_language(C)  # FindMPI probes its C interface, which is all we use
+  find_package(MPI COMPONENTS C)
+  if(NOT MPI_C_FOUND)
+    message(FATAL_ERROR "MPI not found: run scripts/install-deps.sh, or configure with "
+                        "-DBABYBERTA_MPI=OFF to build without mpirun support")
+  endif()
+endif()

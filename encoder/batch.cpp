@@ -33,4 +33,26 @@ uint64_t shape_key(const Batch& batch) {
          uint64_t(batch.num_rows());
 }
 
+int take_share(const Batch& global, int rank, int ranks, Batch& share) {
+  const int B = global.num_seqs();
+  BB_CHECK(ranks >= 1 && rank >= 0 && rank < ranks && B >= ranks,
+           "a batch of {} sequences cannot be shared by {} ranks", B, ranks);
+  const int b0 = int(int64_t(rank) * B / ranks), b1 = int(int64_t(rank + 1) * B / ranks);
+  const int t0 = global.offsets[size_t(b0)], t1 = global.offsets[size_t(b1)];
+  share.clear();
+  share.ids.assign(global.ids.begin() + t0, global.ids.begin() + t1);
+  for (int b = b0 + 1; b <= b1; ++b) share.offsets.push_back(global.offsets[size_t(b)] - t0);
+  for (int m = 0; m < global.num_rows(); ++m) {
+    const int r = global.rows[size_t(m)];
+    if (r < t0 || r >= t1) continue;
+    share.rows.push_back(r - t0);
+    if (!global.labels.empty()) share.labels.push_back(global.labels[size_t(m)]);
+  }
+  return b0;
+}
+
+int labelled_rows(const Batch& batch) {
+  return int(std::count_if(batch.labels.begin(), batch.labels.end(), [](int32_t t) { return t >= 0; }));
+}
+
 }  // namespace bb

@@ -32,3 +32,14 @@ Capacity padded_capacity(Capacity cap, int token_multiple, int row_multiple);
 uint64_t shape_key(const Batch& batch);
 
 }  // namespace bb
+
+namespace bb {
+
+// Rank `rank` of `ranks`'s share of a global batch for data parallelism: the contiguous sequences
+// [floor(rank B / ranks), floor((rank+1) B / ranks)) with their scored rows and labels, re-indexed
+// from 0. Returns the global index of its first sequence (StepContext::first_seq).
+int take_share(const Batch& global, int rank, int ranks, Batch& share);
+// Rows with a label >= 0 (the tokens the loss averages over).
+int labelled_rows(const Batch& batch);
+
+}  // namespace bb

@@ -89,6 +89,15 @@ void Model<T>::download() {
 }
 
 template <typename T>
+void Model<T>::sum_grads(const std::function<void(T*, size_t)>& sum) {
+  if (device_ == Device::cpu) return sum(grads.data(), grads.size());
+  const std::vector<T> g = dgrads_.host();
+  grads.assign(g.begin(), g.end());
+  sum(grads.data(), grads.size());
+  dgrads_.from_host(grads.data(), grads.size());
+}
+
+template <typename T>
 uint64_t Model<T>::dropout_key(const StepContext& ctx, int site) const {
   return stream_key(ctx.seed, (uint64_t(ctx.step) << 16) | uint64_t(site));
 }
@@ -213,7 +222,7 @@ void Model<T>::stage(const Batch& batch, const StepContext& sc) {
              cap_.max_len);
     for (int t = 0; t < L; ++t) {
       pos[off + t] = cfg_.pad_id + 1 + t;
-      row_ids[off + t] = (int64_t(b) << 16) | t;
+      row_ids[off + t] = (int64_t(sc.first_seq + b) << 16) | t;
     }
     store_at[b + 1] = store_at[b] + int64_t(H) * L * L;
   }
@@ -228,6 +237,8 @@ void Model<T>::stage(const Batch& batch, const StepContext& sc) {
   in.upload();
   B_ = B, N_ = N, M_ = M;
   train_ = sc.train;
+  first_seq_ = sc.first_seq;
+  loss_weight_ = sc.loss_weight;
   has_loss_ = !batch.labels.empty();
   staged_ = true;
 }
@@ -256,7 +267,7 @@ void Model<T>::run_forward() {
     ops::dropout_forward<T>(act.layer(0).x, act.emb_mask, act.pre_dropout, in.row_ids, N, C,
                             p_hidden, key(0));
 
-  const ops::AttentionShape shape{B, H, C, in.offsets, in.store_at};
+  const ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, first_seq_};
   for (int l = 0; l < cfg_.layers; ++l) {
     const LayerActivations<T> a = act.layer(l);
     const auto& w = pv.layers[l];
@@ -324,7 +335,7 @@ void Model<T>::backward() {
   const Activations<T>& act = act_;
 
   // Head
-  ops::cross_entropy_backward<T>(act.d_logits, act.logits, act.lse, in.labels, M, V, T(1));
+  ops::cross_entropy_backward<T>(act.d_logits, act.logits, act.lse, in.labels, M, V, T(loss_weight_));
   ops::linear_backward<T>(act.d_head, gv.wte, gv.head_bias, act.d_logits, act.head_norm, pv.wte,
                           M, C, V);
   ops::layernorm_backward<T>(act.d_head_act, gv.head_ln_w, gv.head_ln_b, act.d_head,
@@ -335,7 +346,7 @@ void Model<T>::backward() {
   T* dx = act.d_out;    // gradient w.r.t. the current layer's output (N, C); the last layer's
   T* dx_in = act.d_in;  // is d_head (M, C) at the scored rows
 
-  const ops::AttentionShape shape{B, H, C, in.offsets, in.store_at};
+  const ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, first_seq_};
   T *t1 = act.d_res, *t2 = act.d_proj, *t3 = act.d_h1;
   const int64_t NC = int64_t(N) * C;
   for (int l = cfg_.layers - 1; l >= 0; --l) {

@@ -24,6 +24,11 @@ struct StepContext {
   bool train = false;  // dropout on
   uint64_t seed = 0;   // dropout masks are a function of (seed, step, site, element)
   int64_t step = 0;
+  // Data parallelism (encoder/trainer.h): the global index of the batch's first sequence, so that
+  // dropout is keyed by the global example, and this batch's share of the global loss
+  // (its masked tokens / the global batch's), which scales the loss gradient.
+  int first_seq = 0;
+  float loss_weight = 1.f;
 };
 
 // On Device::cuda (float only) parameters, gradients and activations live on the GPU; `params`
@@ -47,6 +52,9 @@ class Model {
   // layers of an inference-only CPU model (re-frozen from `params` at the next forward).
   void upload_params();
   void download();       // device -> `params`, `grads`
+  // Data parallelism: adds the gradients over the ranks, `sum` adding a host buffer in place
+  // (on CUDA through the host copy `grads`).
+  void sum_grads(const std::function<void(T*, size_t)>& sum);
   T* param_data() { return device_ == Device::cpu ? params.data() : dparams_.data(); }
   T* grad_data() { return device_ == Device::cpu ? grads.data() : dgrads_.data(); }
 
@@ -59,7 +67,7 @@ class Model {
   // launches depend only on the batch's sizes, so a CUDA step can be captured in a graph.
   void stage(const Batch& batch, const StepContext& ctx);
   void run_forward();
-  void backward();
+  void backward();  // gradients of loss_weight x the staged batch's mean loss (StepContext)
   // The mean cross-entropy of the last forward over the rows with a label >= 0 (synchronises on
   // CUDA).
   T loss() const;
@@ -104,6 +112,8 @@ class Model {
   std::unique_ptr<StagingBlock> inputs_;
   int B_ = 0, N_ = 0, M_ = 0;  // sizes of the staged batch
   bool staged_ = false, train_ = false, has_loss_ = false;
+  int first_seq_ = 0;      // StepContext::first_seq of the staged batch
+  float loss_weight_ = 1;  // StepContext::loss_weight of the staged batch
   AttentionObserver observer_;
 };
 

@@ -28,7 +28,9 @@ static OptimConfig with_total(OptimConfig o, int64_t steps) {
 // 16 utterances then falls into a handful of shapes, each captured once.
 constexpr int kTokenMultiple = 16, kRowMultiple = 8;
 
-static bool use_graphs(const TrainOptions& o) { return o.device == Device::cuda && o.cuda_graphs; }
+static bool use_graphs(const TrainOptions& o) {
+  return o.device == Device::cuda && o.cuda_graphs && o.parallel.ranks == 1;
+}
 
 Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& opts,
                  BatchSource source)
@@ -50,6 +52,11 @@ Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& 
       state_ = load_checkpoint(*last, model_, opt_);
       BB_CHECK(state_.seed == opts.seed, "{}: checkpoint was trained with seed {}, not {}",
                last->string(), state_.seed, opts.seed);
+      const int ranks = state_.data.is_object() ? state_.data.value("ranks", 1) : 1;
+      BB_CHECK(ranks == opts.parallel.ranks,
+               "{}: checkpoint was trained by {} process{} and this run has {}; resume with the same "
+               "number (mpirun -np {}), the float summation order of the gradients depends on it",
+               last->string(), ranks, ranks == 1 ? "" : "es", opts.parallel.ranks, ranks);
       restore_metrics();
     }
   }
@@ -71,7 +78,7 @@ void Trainer::restore_metrics() {
         metrics_.push_back(j);
     }
   }
-  write_metrics_log(path, metrics_);
+  if (writes_files()) write_metrics_log(path, metrics_);
 }
 
 double Trainer::elapsed_before() const {
@@ -90,6 +97,7 @@ void Trainer::save_model_files() {
 void Trainer::save() {
   BB_CHECK(!opts_.out.empty(), "no output directory to save a checkpoint to");
   state_.data = {{"next_step", state_.step}, {"metrics", metrics_}};
+  if (opts_.parallel.ranks > 1) state_.data["ranks"] = opts_.parallel.ranks;
   model_.download();  // the checkpoint is written from the host copy
   save_checkpoint(opts_.out, model_, opt_, state_);
   write_metrics_log(opts_.out / "metrics.jsonl", metrics_);  // a copy of the checkpoint's log
@@ -101,30 +109,48 @@ int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
 
 int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>& on_step) {
   const int64_t end = std::min(opts_.steps, state_.step + n);
+  const DataParallel& dp = opts_.parallel;
   while (state_.step < end) {
     source_(state_.seed, state_.step, batch_);
     const int tokens = batch_.num_tokens();
-    if (graphs_.active()) pad_to_shape(batch_, model_.config().pad_id, kTokenMultiple, kRowMultiple);
-    model_.stage(batch_, {true, state_.seed, state_.step});
+    StepContext ctx{true, state_.seed, state_.step};
+    Batch* batch = &batch_;
+    if (dp.ranks > 1) {  // this rank's share, weighted by its part of the global masked tokens
+      ctx.first_seq = take_share(batch_, dp.rank, dp.ranks, share_);
+      const int all = labelled_rows(batch_);
+      ctx.loss_weight = all > 0 ? float(double(labelled_rows(share_)) / all) : 0.f;
+      batch = &share_;
+    }
+    if (graphs_.active()) pad_to_shape(*batch, model_.config().pad_id, kTokenMultiple, kRowMultiple);
+    model_.stage(*batch, ctx);
     const double lr = opt_.stage();
     // The step's ops, with no host value that changes between steps: replayable as a CUDA graph.
-    graphs_.run(shape_key(batch_), [this] {
+    graphs_.run(shape_key(*batch), [this, &dp] {
       model_.zero_grads();
       model_.run_forward();
       model_.backward();
+      if (dp.ranks > 1) model_.sum_grads(dp.sum_floats);
       opt_.apply(model_.param_data(), model_.grad_data());
     });
-    const float loss = model_.loss();  // on CUDA: waits for the step (the one wait per step)
+    double loss = model_.loss();  // on CUDA: waits for the step (the one wait per step)
+    bool stop = false;            // ranks > 1: agreed at this step's reduction
+    if (dp.ranks > 1) {  // the global loss; a stop on any rank stops them all at this step
+      double v[2] = {loss * ctx.loss_weight, stop_requested.load() ? 1.0 : 0.0};
+      dp.sum_doubles(v, 2);
+      loss = v[0], stop = v[1] > 0;
+    }
     BB_CHECK(std::isfinite(loss), "training diverged: loss is {} at step {}", loss, state_.step);
     const double norm = opt_.grad_norm();
     ++state_.step;
     // on_step first, so that the metrics line it adds is written with this step's checkpoint.
     if (on_step) on_step({state_.step, loss, lr, norm, tokens});
     const bool periodic = opts_.checkpoint_every > 0 && state_.step % opts_.checkpoint_every == 0;
-    const bool saved = !opts_.out.empty() && (periodic || state_.step == opts_.steps);
+    const bool saved = writes_files() && (periodic || state_.step == opts_.steps);
     if (saved) save();
-    if (stop_requested.load()) {
-      if (!opts_.out.empty() && !saved) save();
+    if (dp.ranks == 1) stop = stop_requested.load();
+    if (stop) {
+      stop_requested = true;
+      if (writes_files() && !saved) save();
       break;
     }
   }

@@ -19,6 +19,17 @@ namespace bb {
 // Fills `out` with the batch of update `step` (0-based) for `seed`.
 using BatchSource = std::function<void(uint64_t seed, int64_t step, Batch& out)>;
 
+// Data parallelism over `ranks` processes (mpirun; parallel/mpi.h): every rank draws the same
+// global batch and trains on its share (take_share), with dropout keyed by the global sequence and
+// the loss normalised by the global count of masked tokens; `sum_floats` adds the gradients over
+// the ranks in place (one MPI_Allreduce per step), so every rank applies the same update as one
+// process would, up to float summation order. Only rank 0 writes checkpoints. ranks = 1: none.
+struct DataParallel {
+  int rank = 0, ranks = 1;
+  std::function<void(float*, size_t)> sum_floats;
+  std::function<void(double*, size_t)> sum_doubles;
+};
+
 struct TrainOptions {
   int64_t steps = 1000;
   uint64_t seed = 0;
@@ -28,6 +39,7 @@ struct TrainOptions {
   bool resume = false;
   Device device = Device::cpu;   // where the model and optimizer live
   bool cuda_graphs = true;       // CUDA: replay captured steps (batches padded to fixed shapes)
+  DataParallel parallel;         // ranks > 1: no CUDA graphs (the allreduce is on the host)
 };
 
 struct StepLog {
@@ -52,6 +64,7 @@ class Trainer {
   void add_metrics(nlohmann::json line) { metrics_.push_back(std::move(line)); }
   // elapsed_s of the last metrics line (0 for a new run): where a resumed run's clock goes on.
   double elapsed_before() const;
+  bool writes_files() const { return !opts_.out.empty() && opts_.parallel.rank == 0; }
 
   Model<float>& model() { return model_; }
   const AdamW& optimizer() const { return opt_; }
@@ -66,7 +79,7 @@ class Trainer {
   AdamW opt_;
   BatchSource source_;
   TrainerState state_;
-  Batch batch_;
+  Batch batch_, share_;  // the global batch; this rank's share of it (data parallelism)
   StepGraphs graphs_;
   nlohmann::json metrics_ = nlohmann::json::array();  // the metrics log up to the current step
 

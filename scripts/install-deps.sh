@@ -11,6 +11,7 @@ packages=(
   libicu-dev libsentencepiece-dev
   doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libssl-dev libcurl4-openssl-dev
+  libopenmpi-dev openmpi-bin
   chromium
 )
 

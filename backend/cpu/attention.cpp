@@ -70,7 +70,7 @@ void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const Attentio
       thread_local Buffer<T> buf;
       Block<T> pd(scratch(buf, int64_t(L) * L), L, L);
       for (int i = 0; i < L; ++i)
-        dropout_mask_row(mask + at + int64_t(i) * L, *key, attention_dropout_row(b, H, h, i), L,
+        dropout_mask_row(mask + at + int64_t(i) * L, *key, attention_dropout_row(sh.first_seq + b, H, h, i), L,
                          dropout_p);
       pd = CBlock<T>(P + at, L, L).cwiseProduct(CBlock<T>(mask + at, L, L));
       out.noalias() = pd * v;

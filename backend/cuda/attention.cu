@@ -53,7 +53,7 @@ struct ScoringTraits {
 __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const float* qkv,
                               const int32_t* offsets, const int64_t* store_at, int H, int C,
                               ScoringTraits fn, const float* v0_head, const float* v1_head,
-                              DropoutDraw drop, const uint64_t* key) {
+                              DropoutDraw drop, const uint64_t* key, int first_seq) {
   extern __shared__ float sm[];
   if (drop.on) drop.key = *key;  // device memory: a captured step reads each step's key
   const int b = blockIdx.x / H, h = blockIdx.x % H;
@@ -89,7 +89,7 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
     __syncwarp();
     warp_score_row(kind, pr, pr, nullptr, L, i, v0, v1);  // scores -> weights in place
     __syncwarp();
-    const uint64_t row = attention_dropout_row(b, H, h, i);
+    const uint64_t row = attention_dropout_row(first_seq + b, H, h, i);
     for (int j = lane; j < L; j += 32) {
       const float p = pr[j];
       const float m = drop.mask(row, j);
@@ -219,7 +219,7 @@ void attention_forward(float* ctx, float* S, float* P, float* mask, const float*
   allow_shared(attention_fwd, smem);
   attention_fwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
       ctx, S, P, mask, qkv, sh.offsets, sh.store_at, sh.H, sh.C, ScoringTraits::of(kind),
-      v0_head, v1_head, DropoutDraw::make(dropout_p, 0), key);
+      v0_head, v1_head, DropoutDraw::make(dropout_p, 0), key, sh.first_seq);
   launched("attention_fwd");
 }
 
