@@ -45,7 +45,7 @@ namespace {
 struct ExperimentArgs {
   std::string corpus, suite, out, attention = "softmax,ssa", preset = "babyberta";
   std::string recipe = "babyberta", method = "holistic", device = "cpu";
-  int seeds = 3, jobs = 0, threads = 1, vocab_size = 8192, pairs_per_paradigm = 0;
+  int seeds = 3, first_seed = 1, jobs = 0, threads = 1, vocab_size = 8192, pairs_per_paradigm = 0;
   int64_t steps = 10000, eval_every = 1000, probe_every = 0, probe_pairs = 0;
   std::optional<int64_t> warmup_steps;  // unset: the recipe's
   std::optional<double> lr;
@@ -238,6 +238,8 @@ void run_experiment(ExperimentArgs a) {
   usable_device(a.device);  // fail before any child process starts: device, names, files
   for (const auto& att : split_list(a.attention, "--attention")) parse_scoring(att);
   preset(a.preset);
+  BB_CHECK(a.first_seed <= a.seeds, "--first-seed {} is above --seeds {}: no seed to run",
+           a.first_seed, a.seeds);
   for (const auto& m : split_list(a.method, "--method")) parse_method(m);
   const std::string corpus_sha = sha256_hex(read_file(a.corpus));
   const auto t0 = std::chrono::steady_clock::now();
@@ -252,7 +254,7 @@ void run_experiment(ExperimentArgs a) {
   const Tokenizer tok = experiment_tokenizer(a, a.threads * a.jobs);
   Grid g;
   for (const auto& att : split_list(a.attention, "--attention"))
-    for (int seed = 1; seed <= a.seeds; ++seed) add_run(a, att, seed, corpus_sha, tok, g);
+    for (int seed = a.first_seed; seed <= a.seeds; ++seed) add_run(a, att, seed, corpus_sha, tok, g);
   fmt::print(stderr, "experiment {}: {} runs to train, {} to probe ({} at a time, {} thread{} each)\n",
              out.string(), g.train.size(), g.probe.size(),
              world.active() ? fmt::format("{} MPI ranks", world.size) : std::to_string(a.jobs),
@@ -291,6 +293,10 @@ void add_experiment(CLI::App& app) {
                   std::string("Comma-separated list of: ") + kAttentionHelp)
       ->capture_default_str();
   cmd->add_option("--seeds", a->seeds, "Seeds per attention function (1..K)")
+      ->check(count_in(1, 1000))->capture_default_str();
+  cmd->add_option("--first-seed", a->first_seed,
+                  "Start at this seed (--first-seed S --seeds K: seeds S..K, e.g. to add seeds "
+                  "to a grid whose first runs are done elsewhere)")
       ->check(count_in(1, 1000))->capture_default_str();
   cmd->add_option("--preset", a->preset, "Model size")->capture_default_str();
   cmd->add_option("--recipe", a->recipe, "Training recipe: babyberta or ssa-paper (see train)")

@@ -14,7 +14,8 @@ namespace bb::mpi {
 
 namespace {
 World g_world;
-bool g_initialised = false, g_released = false;
+[[maybe_unused]] bool g_initialised = false;  // MPI builds: world() started MPI
+bool g_released = false;
 
 const char* env(const char* name) {
   const char* v = std::getenv(name);

@@ -28,6 +28,8 @@ expect_fail "experiment --jobs 0 (hung before)" "--jobs: 0 is out of range" \
   "$BB" experiment --corpus corpus.txt --suite suite --out e --jobs 0
 expect_fail "experiment --seeds 0" "--seeds: 0 is out of range" \
   "$BB" experiment --corpus corpus.txt --suite suite --out e --seeds 0
+expect_fail "experiment --first-seed above --seeds" "--first-seed 4 is above --seeds 3: no seed to run" \
+  "$BB" experiment --corpus corpus.txt --suite suite --out e --first-seed 4 --seeds 3
 expect_fail "experiment with an unknown attention function" "unknown attention.*'sofmax'|sofmax" \
   "$BB" experiment --corpus corpus.txt --suite suite --out e --attention softmax,sofmax
 expect_fail "bench --seconds -1" "--seconds: -1 is out of range" "$BB" bench train --seconds -1
@@ -99,6 +101,13 @@ cp -r exp exp-legacy && rm exp-legacy/runs/softmax-seed1/run.json exp-legacy/res
 expect_ok "experiment reprobes a run without run.json" \
   "$BB" experiment "${E[@]/exp/exp-legacy}" --steps 30 --method pll
 check "its new result records its settings" test -s exp-legacy/results/softmax-seed1.settings.json
+
+# --first-seed S --seeds K adds seeds S..K only (the first seeds' runs may live elsewhere).
+"$BB" experiment --corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --jobs 1 \
+  --attention softmax --out exp-seeds --steps 20 --eval-every 10 --first-seed 2 --seeds 2 \
+  >/dev/null 2>seeds.err
+check "experiment --first-seed 2 --seeds 2 trains seed 2 alone" \
+  bash -c 'ls exp-seeds/runs | tr "\n" " " | grep -qx "softmax-seed2 "'
 
 # experiment killed (kill -9): its children die with it; Ctrl-C: exit non-zero, no report.
 "$BB" experiment "${E[@]/exp/exp2}" --steps 1000000 --eval-every 100000 >/dev/null 2>&1 &
