@@ -35,10 +35,13 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
       r.phenomenon_of[name] = v.value("phenomenon", name);
     }
     // Learning and dev-loss curves: the metrics.jsonl lines `train` wrote next to the model
-    // (probe_overall with --probe-every; dev_loss at every evaluation).
+    // (probe_overall with --probe-every; dev_loss at every evaluation), or, in a results folder
+    // kept without its run directories, their copy metrics-NAME.jsonl next to NAME.json.
     // Only a holistic result carries them: `train --probe-every` probes holistically, and one
     // run's curves belong to one group.
-    const fs::path metrics = fs::path(r.header.value("model", std::string())) / "metrics.jsonl";
+    fs::path metrics = fs::path(r.header.value("model", std::string())) / "metrics.jsonl";
+    if (!fs::exists(metrics))
+      metrics = f.parent_path() / ("metrics-" + f.stem().string() + ".jsonl");
     if (r.header.value("method", std::string()) == "holistic" && fs::exists(metrics)) {
       std::ifstream in(metrics);
       for (std::string line; std::getline(in, line);) {

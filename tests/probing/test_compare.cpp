@@ -247,6 +247,18 @@ TEST_CASE("compare: methods are strata, never subtracted across; --baseline pick
                        Error);
 }
 
+TEST_CASE("compare: curves from metrics-NAME.jsonl next to a result whose run directory is gone") {
+  test::TempDir dir("compare-metrics");
+  const fs::path f = write_run(dir.path, "softmax", 1, 60);  // its model "m" does not exist
+  write_file_atomic(dir.path / ("metrics-" + f.stem().string() + ".jsonl"),
+                    "{\"step\":100,\"dev_loss\":4.5,\"probe_overall\":55.0}\n"
+                    "{\"step\":200,\"dev_loss\":4.0,\"probe_overall\":58.5}\n");
+  const auto runs = load_runs({f});
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].dev_loss.at(200) == 4.0);
+  CHECK(runs[0].curve.at(100) == 55.0);
+}
+
 TEST_CASE("compare: malformed results are refused naming the file and the field") {
   test::TempDir d("compare-bad");
   const fs::path good = write_run(d.path, "softmax", 1, 60);
