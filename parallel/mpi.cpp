@@ -40,6 +40,13 @@ bool launched() {
 
 const World& world() {
   if (g_initialised || !launched()) return g_world;
+  // OpenMPI's own choice of allreduce for the 34 MB gradient buffer on 2 ranks ran at a quarter
+  // of its ring algorithm's speed (bench/RESULTS.md, "Data parallelism"); the ring (reduce-scatter
+  // then allgather: every rank gets the same sums) unless the user chose an algorithm.
+  if (!env("OMPI_MCA_coll_tuned_allreduce_algorithm")) {
+    ::setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
+    ::setenv("OMPI_MCA_coll_tuned_allreduce_algorithm", "4", 0);
+  }
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   g_initialised = true;
