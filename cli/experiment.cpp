@@ -61,13 +61,7 @@ int64_t finished_step(const fs::path& run) {
 // The settings `train` will record for these arguments: parsed by train's own option table.
 ojson child_train_settings(const std::vector<std::string>& args, const std::string& corpus_sha,
                            const std::string& tokenizer_sha) {
-  CLI::App app;
-  TrainArgs t;
-  add_train_options(&app, t);
-  std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 parses a reversed list
-  app.parse(rev);
-  apply_recipe(t, app);
-  return train_settings(t, corpus_sha, tokenizer_sha);
+  return train_settings(parse_train_args(args), corpus_sha, tokenizer_sha);
 }
 
 // What a probe result depends on: the run it probed (its settings' fingerprint) and the probe flags.

@@ -31,16 +31,7 @@ enum Tag { kRequest = 1, kAssign = 2 };  // rank -> 0: {done, result}; 0 -> rank
 // over the ranks (each rank trains its own run).
 void dispatch(const std::vector<std::string>& args) {
   BB_CHECK(!args.empty(), "internal: a job without a command");
-  if (args[0] == "train") {
-    CLI::App app;
-    TrainArgs t;
-    add_train_options(&app, t);
-    std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 parses a reversed list
-    app.parse(rev);
-    apply_recipe(t, app);
-    run_train(t);
-    return;
-  }
+  if (args[0] == "train") return run_train(parse_train_args(args));
   CLI::App app;
   app.require_subcommand(1);
   add_probe(app);

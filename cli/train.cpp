@@ -127,6 +127,17 @@ void apply_recipe(TrainArgs& a, const CLI::App& cmd) {
   a.layer_norm_eps = r.layer_norm_eps;
 }
 
+TrainArgs parse_train_args(const std::vector<std::string>& args) {
+  BB_CHECK(!args.empty() && args[0] == "train", "internal: not a train command line");
+  CLI::App app;
+  TrainArgs t;
+  add_train_options(&app, t);
+  std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 parses a reversed list
+  app.parse(rev);
+  apply_recipe(t, app);
+  return t;
+}
+
 namespace {
 
 using ojson = nlohmann::ordered_json;

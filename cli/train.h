@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "corpora/corpus.h"
 #include "corpora/mlm_batches.h"
@@ -40,6 +41,8 @@ struct TrainArgs {
 void add_train_options(CLI::App* cmd, TrainArgs& a);
 // After parsing: --recipe's value for every flag not given on the command line of `cmd`.
 void apply_recipe(TrainArgs& a, const CLI::App& cmd);
+// The arguments of `train ARGS...` (args[0] == "train") as the command parses them, recipe applied.
+TrainArgs parse_train_args(const std::vector<std::string>& args);
 // Trains one model; `parallel` spreads every batch over data-parallel ranks (mpirun, see
 // mpi_data_parallel), rank 0 writing the run directory.
 void run_train(TrainArgs a, const DataParallel& parallel = {});
