@@ -242,12 +242,12 @@ void load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config
 }
 
 // One metrics line per evaluation: the window's mean training loss, the dev loss and, with
-// --probe-every, the probe of this step's model (learning curves). elapsed_s counts across resumes.
+// --probe-every, the probe of this step's model (learning curves). elapsed_s is the trainer's
+// clock, which counts on across resumes.
 class MetricsLog {
  public:
-  MetricsLog(const TrainArgs& a, Trainer& trainer, MlmBatches& dev, Progress& progress,
-             double elapsed_before)
-      : a_(a), trainer_(trainer), dev_(dev), progress_(progress), elapsed0_(elapsed_before) {}
+  MetricsLog(const TrainArgs& a, Trainer& trainer, MlmBatches& dev, Progress& progress)
+      : a_(a), trainer_(trainer), dev_(dev), progress_(progress) {}
 
   void on_step(const StepLog& s) {
     loss_sum_ += s.loss, ++loss_n_, tokens_ += s.tokens;
@@ -260,7 +260,7 @@ class MetricsLog {
                         {"lr", s.lr},
                         {"grad_norm", s.grad_norm},
                         {"tokens_per_s", tokens_ / seconds},
-                        {"elapsed_s", elapsed0_ + seconds}};
+                        {"elapsed_s", trainer_.elapsed()}};
     if (!a_.quiet) progress_.note(fmt::format("step {}: dev loss {:.4f}", s.step, dl));
     if (a_.probe_every > 0 && s.step % a_.probe_every == 0) probe(s.step, line);
     trainer_.add_metrics(std::move(line));  // written with this step's checkpoint
@@ -286,7 +286,6 @@ class MetricsLog {
   Trainer& trainer_;
   MlmBatches& dev_;
   Progress& progress_;
-  double elapsed0_;
   double loss_sum_ = 0;
   int64_t loss_n_ = 0, tokens_ = 0;
 };
@@ -373,7 +372,7 @@ void run_train(TrainArgs a, const DataParallel& parallel) {
   }
   if (a.resume && !a.quiet) fmt::print(stderr, "resuming from step {}\n", start);
   Progress progress(a.steps, "steps", std::max<int64_t>(1, a.eval_every / 10), start);
-  MetricsLog metrics(a, trainer, *data.dev_batches, progress, trainer.elapsed_before());
+  MetricsLog metrics(a, trainer, *data.dev_batches, progress);
   if (lead && fs::exists(out / "run.json")) {
     nlohmann::json session{{"from_step", start}, {"threads", a.threads}, {"device", a.device},
                            {"blas", device == Device::cpu ? blas : "cuBLAS"},

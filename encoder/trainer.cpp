@@ -58,6 +58,7 @@ Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& 
                "number (mpirun -np {}), the float summation order of the gradients depends on it",
                last->string(), ranks, ranks == 1 ? "" : "es", opts.parallel.ranks, ranks);
       restore_metrics();
+      elapsed_before_ = saved_elapsed();
     }
   }
 }
@@ -81,11 +82,21 @@ void Trainer::restore_metrics() {
   if (writes_files()) write_metrics_log(path, metrics_);
 }
 
-double Trainer::elapsed_before() const {
+// The checkpoint's own count; checkpoints written before it had one: the last metrics line's.
+double Trainer::saved_elapsed() const {
+  if (state_.data.is_object() && state_.data.contains("elapsed_s") &&
+      state_.data["elapsed_s"].is_number())
+    return state_.data["elapsed_s"].get<double>();
   if (metrics_.empty()) return 0;
   const auto& last = metrics_.back();
   return last.contains("elapsed_s") && last["elapsed_s"].is_number() ? last["elapsed_s"].get<double>()
                                                                      : 0.0;
+}
+
+double Trainer::elapsed() const {
+  using clock = std::chrono::steady_clock;
+  if (first_step_ == clock::time_point{}) return elapsed_before_;
+  return elapsed_before_ + std::chrono::duration<double>(clock::now() - first_step_).count();
 }
 
 void Trainer::save_model_files() {
@@ -96,7 +107,7 @@ void Trainer::save_model_files() {
 
 void Trainer::save() {
   BB_CHECK(!opts_.out.empty(), "no output directory to save a checkpoint to");
-  state_.data = {{"next_step", state_.step}, {"metrics", metrics_}};
+  state_.data = {{"next_step", state_.step}, {"metrics", metrics_}, {"elapsed_s", elapsed()}};
   if (opts_.parallel.ranks > 1) state_.data["ranks"] = opts_.parallel.ranks;
   model_.download();  // the checkpoint is written from the host copy
   save_checkpoint(opts_.out, model_, opt_, state_);
@@ -110,6 +121,8 @@ int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
 int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>& on_step) {
   const int64_t end = std::min(opts_.steps, state_.step + n);
   const DataParallel& dp = opts_.parallel;
+  if (first_step_ == std::chrono::steady_clock::time_point{} && state_.step < end)
+    first_step_ = std::chrono::steady_clock::now();
   while (state_.step < end) {
     source_(state_.seed, state_.step, batch_);
     const int tokens = batch_.num_tokens();

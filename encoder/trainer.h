@@ -5,6 +5,7 @@
 // written in one atomic step and a resumed run restores the log of the step it continues from.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 
@@ -62,8 +63,10 @@ class Trainer {
   // Adds a line to the metrics log; it reaches disk with the next checkpoint (on_step of a
   // checkpoint step runs before that checkpoint is written).
   void add_metrics(nlohmann::json line) { metrics_.push_back(std::move(line)); }
-  // elapsed_s of the last metrics line (0 for a new run): where a resumed run's clock goes on.
-  double elapsed_before() const;
+  // Seconds this run has trained, over all its sessions: what the checkpoint resumed from had
+  // counted (saved with every checkpoint, a stop's included) plus this process's time since its
+  // first step. Metrics lines record it as elapsed_s.
+  double elapsed() const;
   bool writes_files() const { return !opts_.out.empty() && opts_.parallel.rank == 0; }
 
   Model<float>& model() { return model_; }
@@ -82,8 +85,11 @@ class Trainer {
   Batch batch_, share_;  // the global batch; this rank's share of it (data parallelism)
   StepGraphs graphs_;
   nlohmann::json metrics_ = nlohmann::json::array();  // the metrics log up to the current step
+  double elapsed_before_ = 0;                           // elapsed() of the checkpoint resumed from
+  std::chrono::steady_clock::time_point first_step_{};  // this process's first step (epoch: none yet)
 
   void restore_metrics();
+  double saved_elapsed() const;
 
 };
 

@@ -1,8 +1,8 @@
 // GEMM and nn.Linear built on it. float runs on oneDNN's sgemm where the build has oneDNN: it
 // picks its kernels from cpuid (whatever OPENBLAS_CORETYPE says) and, on the training step's
-// shapes (rows 20-400, one dimension 256), is 1.15-1.2x OpenBLAS's best kernels on 1 thread, 2x on
-// the tied decoder's (bench/RESULTS.md). double (the gradient tests) and builds without oneDNN
-// use OpenBLAS's cblas.
+// shapes (rows 20-400, one dimension 256), is 1.15-1.2x OpenBLAS's best kernels on 1 thread, up
+// to 2x on the tied decoder's (bench/RESULTS.md). double (the gradient tests) and builds without
+// oneDNN use OpenBLAS's cblas.
 #include <cblas.h>
 
 #include <algorithm>

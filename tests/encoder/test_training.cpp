@@ -145,6 +145,35 @@ TEST_CASE("a stop request saves a checkpoint and returns") {
   CHECK(last->filename() == "step-2");
 }
 
+TEST_CASE("a resumed run's clock goes on from its checkpoint, a stop's between evaluations too") {
+  test::TempDir dir("clock");
+  TrainOptions o;
+  o.steps = 50, o.seed = 1, o.out = dir.path, o.checkpoint_every = 1000;  // no periodic checkpoint
+  double at_stop = 0;
+  {
+    Trainer t(tiny_config(Scoring::softmax, 300), kCap, o, synthetic_source(300, 4));
+    CHECK(t.elapsed() == 0);  // the clock starts at the first step, not at construction
+    Trainer::stop_requested = false;
+    t.run([](const StepLog& l) {
+      if (l.step == 3) Trainer::stop_requested = true;
+    });
+    Trainer::stop_requested = false;
+    const auto last = latest_checkpoint(dir.path);
+    REQUIRE(last);
+    const TrainerState saved = read_trainer_state(*last);
+    REQUIRE(saved.data.contains("elapsed_s"));
+    at_stop = saved.data["elapsed_s"].get<double>();
+    CHECK(at_stop > 0);
+    CHECK(at_stop <= t.elapsed());
+  }
+  o.resume = true;
+  Trainer r(tiny_config(Scoring::softmax, 300), kCap, o, synthetic_source(300, 4));
+  CHECK(r.step() == 3);
+  CHECK(r.elapsed() == at_stop);  // not the 0 of the metrics log, which has no line yet
+  r.run_steps(1, {});
+  CHECK(r.elapsed() > at_stop);
+}
+
 TEST_CASE("resume refuses a different configuration") {
   test::TempDir dir("mismatch");
   TrainOptions o;
