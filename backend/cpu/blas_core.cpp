@@ -1,5 +1,7 @@
 #include "backend/cpu/blas_core.h"
 
+#include "backend/cpu/ops.h"
+
 #include <cblas.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -11,8 +13,6 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
-
-#include "backend/cpu/ops.h"
 
 namespace bb {
 
@@ -88,8 +88,7 @@ std::string blas_provenance() {
   const char* how = !set ? "OpenBLAS's own choice"
                     : std::getenv(kChosenMark) ? "chosen from cpuid"
                                                : "OPENBLAS_CORETYPE from the environment";
-  const std::string openblas =
-      fmt::format("{}, {} kernels ({})", version, openblas_get_corename(), how);
+  const std::string openblas = fmt::format("{}, {} kernels ({})", version, openblas_get_corename(), how);
   const char* sgemm = cpu::sgemm_backend();  // float GEMMs on oneDNN: OpenBLAS runs the double ones
   return sgemm ? fmt::format("{} sgemm; {}", sgemm, openblas) : openblas;
 }

@@ -122,10 +122,7 @@ class FrozenLinear {
 
 #endif
 
-const char* frozen_linear_backend() {
-  const char* onednn = sgemm_backend();
-  return onednn ? onednn : "cblas";
-}
+const char* frozen_linear_backend() { return sgemm_backend() ? sgemm_backend() : "cblas"; }
 
 std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out) {
   return std::make_shared<FrozenLinear>(W, in, out);
