@@ -28,7 +28,9 @@
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/json_read.h"
+#include "common/stop_signals.h"
 #include "encoder/checkpoint.h"
+#include "encoder/trainer.h"
 #include "parallel/mpi.h"
 #include "probing/compare.h"
 #include "probing/report.h"
@@ -227,6 +229,7 @@ JobsStatus training_status(const Grid& g, size_t runs, int64_t steps_per_run) {
 }
 
 void run_experiment(ExperimentArgs a) {
+  stop_gracefully(Trainer::stop_requested);  // Ctrl-C, SIGTERM: running jobs save, exit 130
   const mpi::World& world = mpi::world();  // under mpirun/srun: ranks share the grid
   if (world.active() && world.rank != 0) return serve_jobs();
   usable_device(a.device);  // fail before any child process starts: device, names, files

@@ -1,7 +1,6 @@
 // babyberta: train, probe and compare BabyBERTa-style encoders (see README).
 #include <fmt/core.h>
 
-#include <csignal>
 #include <cstdio>
 #include <string>
 
@@ -10,6 +9,7 @@
 #include "cli/parse_errors.h"
 #include "corpora/corpus.h"
 #include "common/error.h"
+#include "common/stop_signals.h"
 #include "encoder/trainer.h"
 #include "parallel/mpi.h"
 
@@ -37,6 +37,7 @@ int report_error(const std::string& what, int code) {
 
 int main(int argc, char** argv) {
   bb::select_blas_core(argv);  // may re-execute this binary with OPENBLAS_CORETYPE set: first
+  bb::receive_stop_signals();  // before any thread starts (see common/stop_signals.h)
   const bb::mpi::FinalizeAtExit mpi_finalize;  // MPI starts later, only under mpirun or srun
   CLI::App app{"babyberta.cpp: BabyBERTa-style masked language models with softmax or SSA attention"};
   app.require_subcommand(1);
@@ -54,9 +55,6 @@ int main(int argc, char** argv) {
   bb::cli::add_attention(app);
   bb::cli::add_saturation(app);
   bb::cli::add_export(app);
-  // Ctrl-C and SIGTERM (e.g. from experiment's parent dying): save a checkpoint, then exit 130.
-  std::signal(SIGINT, [](int) { bb::Trainer::stop_requested = true; });
-  std::signal(SIGTERM, [](int) { bb::Trainer::stop_requested = true; });
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -19,6 +19,7 @@
 #include "common/dir_lock.h"
 #include "common/files.h"
 #include "common/hash.h"
+#include "common/stop_signals.h"
 #include "encoder/recipe.h"
 #include "backend/threads.h"
 #include "parallel/mpi.h"
@@ -402,6 +403,7 @@ void add_train(CLI::App& app) {
   auto a = std::make_shared<TrainArgs>();
   add_train_options(cmd, *a);
   cmd->callback([a, cmd] {
+    stop_gracefully(Trainer::stop_requested);  // Ctrl-C, SIGTERM: save a checkpoint, exit 130
     apply_recipe(*a, *cmd);
     run_train(*a, mpi_data_parallel());
   });

@@ -74,7 +74,7 @@ class Trainer {
   int64_t step() const { return state_.step; }
   int captured_graphs() const { return graphs_.captured(); }
 
-  static std::atomic<bool> stop_requested;  // set by a signal handler
+  static std::atomic<bool> stop_requested;  // set on Ctrl-C or SIGTERM (common/stop_signals.h)
 
  private:
   TrainOptions opts_;

@@ -1,0 +1,21 @@
+// Ctrl-C and SIGTERM, received by a thread of their own. Every other thread blocks both (main
+// blocks them before any thread starts, and threads inherit its mask), so a stop signal never
+// interrupts compute code: oneDNN 2.6's JIT GEMM kernels point rsp into a heap buffer while they
+// run, and a signal frame pushed there corrupts the heap (uxlfoundation/oneDNN#4845, fixed in
+// 3.x; Debian bookworm ships 2.6.3).
+#pragma once
+#include <atomic>
+
+namespace bb {
+
+// Call first thing in main, before any thread exists. Until stop_gracefully() is called, a stop
+// signal ends the process as its default action does (killed by the signal, exit status 130 or
+// 143 in a shell). Also takes the signals where the parent set them to be ignored (a shell's
+// `cmd &`), as a handler would.
+void receive_stop_signals();
+
+// From now on the first stop signal, and every later one, sets `flag`; the command checks it,
+// saves its state and exits 130 (train, experiment).
+void stop_gracefully(std::atomic<bool>& flag);
+
+}  // namespace bb
