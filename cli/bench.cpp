@@ -2,7 +2,8 @@
 //   train      training throughput on synthetic AO-CHILDES-length batches (tokens_per_s counts
 //              non-pad tokens; gflops counts the model's useful FLOPs)
 //   score      scoring throughput on Zorro-length sentences with a random model
-//   gemm       GFLOP/s of a square sgemm and of a preset layer's projections (trained, frozen)
+//   gemm       GFLOP/s of a square sgemm (the build's and OpenBLAS's; peak_gflops: the better) and
+//              of a preset layer's projections (as trained, frozen)
 //   tokenizer  seconds to train a tokenizer on a corpus and to encode it
 // train and score report the median over --repeat windows of --seconds each (after a warm-up)
 // and every window's value; gemm reports the best of 3 windows.
@@ -199,16 +200,20 @@ double best_gflops(double seconds, double flops, const std::function<void()>& pr
   return best;
 }
 
-// The machine's GEMM peak as this build sees it (square sgemm of size 1024), and what the
-// encoder's linear layers get: the preset's four projections of a layer (qkv, attention out,
-// FFN in, FFN out) over 512 rows, bias included, as training runs them (OpenBLAS,
-// ops::linear_forward) and as scoring does (weights frozen, ops::linear_frozen_forward).
+// The machine's GEMM peak (square sgemm of size 1024) as training runs it (ops::gemm: oneDNN where
+// built with it) and through OpenBLAS, and what the encoder's linear layers get: the preset's four
+// projections of a layer (qkv, attention out, FFN in, FFN out) over 512 rows, bias included, as
+// training runs them (ops::linear_forward) and as scoring does (weights frozen,
+// ops::linear_frozen_forward).
 void bench_gemm(const BenchArgs& a) {
   set_threads(a.threads);
   const int n = 1024;
   Buffer<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.f);
   const double sgemm = best_gflops(a.seconds / 3, 2.0 * n * n * n, [&] {
     ops::gemm<float>(false, true, n, n, n, 1.f, A.data(), n, B.data(), n, 0.f, C.data(), n);
+  });
+  const double openblas = best_gflops(a.seconds / 3, 2.0 * n * n * n, [&] {
+    openblas_sgemm(n, n, n, A.data(), B.data(), C.data());
   });
 
   const Config c = preset(a.preset);
@@ -227,7 +232,7 @@ void bench_gemm(const BenchArgs& a) {
     flops += 2.0 * rows * in * out;
   }
   Buffer<float> x(int64_t(rows) * F, 0.5f), y(int64_t(rows) * std::max(3 * H, F), 0.f);
-  const double cblas_layer = best_gflops(a.seconds / 3, flops, [&] {
+  const double train_layer = best_gflops(a.seconds / 3, flops, [&] {
     for (const Proj& p : layer)
       ops::linear_forward<float>(y.data(), x.data(), p.W.data(), p.bias.data(), rows, p.in, p.out);
   });
@@ -240,9 +245,11 @@ void bench_gemm(const BenchArgs& a) {
                            {"size", n},
                            {"blas", blas_provenance()},
                            {"gflops", sgemm},
+                           {"openblas_gflops", openblas},
+                           {"peak_gflops", std::max(sgemm, openblas)},
                            {"preset", a.preset},
                            {"layer_rows", rows},
-                           {"layer_cblas_gflops", cblas_layer},
+                           {"layer_train_gflops", train_layer},
                            {"cpu_linear", ops::frozen_linear_backend()},
                            {"layer_frozen_gflops", frozen_layer}};
   fmt::print("{}\n", out.dump());

@@ -16,7 +16,7 @@ using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
 template <typename T>
 void gelu_forward(T* out, const T* x, int64_t n) {
   const int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
   for (int64_t k = 0; k < chunks; ++k) {
     const int64_t s = k * kChunk, len = std::min(kChunk, n - s);
     Eigen::Map<const Arr<T>> xi(x + s, len);
@@ -29,7 +29,7 @@ template <typename T>
 void gelu_backward(T* dx, const T* dout, const T* x, int64_t n) {
   // d/dx gelu = (1 + erf(x/sqrt2))/2 + x exp(-x^2/2) / sqrt(2 pi)
   const int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
   for (int64_t k = 0; k < chunks; ++k) {
     const int64_t s = k * kChunk, len = std::min(kChunk, n - s);
     Eigen::Map<const Arr<T>> xi(x + s, len), d(dout + s, len);
@@ -41,7 +41,7 @@ void gelu_backward(T* dx, const T* dout, const T* x, int64_t n) {
 
 template <typename T>
 void add_inplace(T* y, const T* x, int64_t n) {
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
   for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }
 

@@ -12,6 +12,8 @@
 #include <cpuid.h>
 #endif
 
+#include "backend/cpu/ops.h"
+
 namespace bb {
 
 namespace {
@@ -71,6 +73,10 @@ void select_blas_core(char** argv) {
   ::unsetenv(kChosenMark);
 }
 
+void openblas_sgemm(int M, int N, int K, const float* A, const float* B, float* C) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.f, A, K, B, N, 0.f, C, N);
+}
+
 void set_blas_threads(int n) { openblas_set_num_threads(n); }
 
 std::string blas_provenance() {
@@ -82,7 +88,10 @@ std::string blas_provenance() {
   const char* how = !set ? "OpenBLAS's own choice"
                     : std::getenv(kChosenMark) ? "chosen from cpuid"
                                                : "OPENBLAS_CORETYPE from the environment";
-  return fmt::format("{}, {} kernels ({})", version, openblas_get_corename(), how);
+  const std::string openblas =
+      fmt::format("{}, {} kernels ({})", version, openblas_get_corename(), how);
+  const char* sgemm = cpu::sgemm_backend();  // float GEMMs on oneDNN: OpenBLAS runs the double ones
+  return sgemm ? fmt::format("{} sgemm; {}", sgemm, openblas) : openblas;
 }
 
 }  // namespace bb

@@ -18,10 +18,15 @@ const char* blas_core_for_this_cpu();
 // /proc/self/exe with the same arguments (and returns, changing nothing, if that fails).
 void select_blas_core(char** argv);
 
+// C(M,N) = A(M,K) B(K,N) through OpenBLAS itself, row-major (for `bench gemm`: float products
+// otherwise run on oneDNN where the build has it, see cpu::gemm).
+void openblas_sgemm(int M, int N, int K, const float* A, const float* B, float* C);
+
 // OpenBLAS's thread count (backend/threads.h sets it together with OpenMP's).
 void set_blas_threads(int n);
 
-// What ran, for provenance: e.g. "OpenBLAS 0.3.21, SkylakeX kernels (chosen from cpuid)".
+// What ran, for provenance: e.g. "OpenBLAS 0.3.21, SkylakeX kernels (chosen from cpuid)", preceded
+// by "oneDNN 2.6.3 sgemm; " where float GEMMs run on oneDNN (its kernels chosen from cpuid).
 std::string blas_provenance();
 
 }  // namespace bb

@@ -7,7 +7,7 @@ namespace bb::cpu {
 template <typename T>
 void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N, int C, float p,
                      const uint64_t* key) {
-#pragma omp parallel for schedule(static) if (int64_t(N) * C > 16384)
+#pragma omp parallel for schedule(static) if (int64_t(N) * C > kParallelMin)
   for (int n = 0; n < N; ++n) {
     T* mr = mask + int64_t(n) * C;
     if (p > 0) {
@@ -23,7 +23,7 @@ void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids, int N,
 
 template <typename T>
 void dropout_backward(T* dx, const T* dout, const T* mask, int64_t n) {
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
   for (int64_t i = 0; i < n; ++i) dx[i] = dout[i] * mask[i];
 }
 

@@ -7,7 +7,6 @@
 #include <omp.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
-#include <string>
 #include <unordered_map>
 #endif
 
@@ -107,15 +106,6 @@ class FrozenLinear {
   std::unordered_map<int64_t, Kernel> kernels_;  // key: N * 1024 + threads
 };
 
-const char* frozen_linear_backend() {
-  static const std::string name = [] {
-    const dnnl_version_t* v = dnnl_version();
-    return "onednn " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
-           std::to_string(v->patch);
-  }();
-  return name.c_str();
-}
-
 #else  // without oneDNN: W's address, and the cblas path
 
 class FrozenLinear {
@@ -130,9 +120,12 @@ class FrozenLinear {
   int in_, out_;
 };
 
-const char* frozen_linear_backend() { return "cblas"; }
-
 #endif
+
+const char* frozen_linear_backend() {
+  const char* onednn = sgemm_backend();
+  return onednn ? onednn : "cblas";
+}
 
 std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out) {
   return std::make_shared<FrozenLinear>(W, in, out);

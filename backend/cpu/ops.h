@@ -10,13 +10,24 @@
 
 namespace bb::cpu {
 
-// linear.cpp (cblas)
+// Work (elements) above which an op's loop runs on the OpenMP threads: a parallel region costs a
+// few microseconds, an element a nanosecond or less. The training step's (tokens, hidden) tensors
+// are ~150 x 256, so they clear it.
+constexpr int64_t kParallelMin = 8192;
+
+// Parameter-gradient sums over rows (LayerNorm weights, biases, embeddings) run in parallel over
+// column blocks of this width: each column keeps its serial row order, so the result is the same
+// for any thread count.
+constexpr int kColumnBlock = 32;
+
+// linear.cpp (float: oneDNN's sgemm where built with it, else cblas; double: cblas)
 template <typename T> void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha,
     const T* A, int lda, const T* B, int ldb, T beta, T* C, int ldc);
 template <typename T> void linear_forward(T* y, const T* x, const T* W, const T* bias, int N,
     int in, int out);
 template <typename T> void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x,
     const T* W, int N, int in, int out);
+const char* sgemm_backend();  // "oneDNN 2.6.3" when float GEMMs run on oneDNN, else nullptr
 
 // frozen_linear.cpp (oneDNN, or cblas without it; float, CPU only: backend/frozen_linear.h)
 class FrozenLinear;

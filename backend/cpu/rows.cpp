@@ -1,4 +1,6 @@
 // Row gather / scatter for the LM head, and zero fills.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -24,7 +26,13 @@ void scatter_rows(T* dx, const T* d, const int32_t* rows, int M, int N, int C) {
 
 template <typename T>
 void fill_zero(T* p, int64_t n) {
-  std::fill(p, p + n, T(0));
+  // One contiguous slice per thread (the gradients: 8.5M values every training step).
+  if (n <= 16 * kParallelMin) return std::fill(p, p + n, T(0));
+#pragma omp parallel
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    std::fill(p + n * t / nt, p + n * (t + 1) / nt, T(0));
+  }
 }
 
 #define BB_INSTANTIATE(T)                                                     \
