@@ -82,10 +82,12 @@ void run_jobs(const std::vector<Job>& jobs, int parallel, const JobsStatus& stat
       if (running[i].first != pid) continue;
       const Job& j = *running[i].second;
       const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      const char* what = code == 0 ? "finished" : code == 130 ? "stopped " : "FAILED  ";
+      // 130: a run saved and stopped, or a probe killed by SIGINT; 143: one killed by SIGTERM.
+      const bool stopped = code == 130 || code == 128 + SIGTERM;
+      const char* what = code == 0 ? "finished" : stopped ? "stopped " : "FAILED  ";
       finished += code == 0;
       event(fmt::format("  {} {}", what, j.name));
-      if (code == 130) interrupted.push_back(j.name);
+      if (stopped) interrupted.push_back(j.name);
       else if (code != 0) failed.push_back(fmt::format("{} (exit {}, log: {})", j.name, code, j.log.string()));
       running.erase(running.begin() + long(i));
       return;

@@ -37,7 +37,6 @@ int report_error(const std::string& what, int code) {
 
 int main(int argc, char** argv) {
   bb::select_blas_core(argv);  // may re-execute this binary with OPENBLAS_CORETYPE set: first
-  bb::receive_stop_signals();  // before any thread starts (see common/stop_signals.h)
   const bb::mpi::FinalizeAtExit mpi_finalize;  // MPI starts later, only under mpirun or srun
   CLI::App app{"babyberta.cpp: BabyBERTa-style masked language models with softmax or SSA attention"};
   app.require_subcommand(1);
@@ -56,6 +55,7 @@ int main(int argc, char** argv) {
   bb::cli::add_saturation(app);
   bb::cli::add_export(app);
   try {
+    bb::receive_stop_signals();  // before any thread starts (see common/stop_signals.h)
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

@@ -11,9 +11,10 @@ namespace bb {
 
 namespace {
 
+// The running command's stop flag, once it takes stop signals gracefully; null before.
 std::atomic<std::atomic<bool>*> graceful_flag{nullptr};
 
-sigset_t stop_set() {
+sigset_t stop_signal_set() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -21,8 +22,9 @@ sigset_t stop_set() {
   return set;
 }
 
-// Never runs (every thread blocks these signals); installed so that a signal the parent left
-// ignored (SIG_IGN) is queued for sigwait instead of being discarded.
+// Never runs (every thread blocks these signals). Installed because POSIX leaves it unspecified
+// whether a blocked signal whose action is SIG_IGN (a shell's `cmd &`) is kept for sigwait or
+// discarded; with a handler it is kept (Linux keeps it either way).
 void never_called(int) {}
 
 [[noreturn]] void receive_forever(sigset_t set) {
@@ -46,13 +48,13 @@ void never_called(int) {}
 }  // namespace
 
 void receive_stop_signals() {
-  const sigset_t set = stop_set();
+  const sigset_t set = stop_signal_set();
   BB_CHECK(pthread_sigmask(SIG_BLOCK, &set, nullptr) == 0, "cannot block SIGINT and SIGTERM");
   struct sigaction act {};
   act.sa_handler = never_called;
   sigemptyset(&act.sa_mask);
-  sigaction(SIGINT, &act, nullptr);
-  sigaction(SIGTERM, &act, nullptr);
+  BB_CHECK(sigaction(SIGINT, &act, nullptr) == 0 && sigaction(SIGTERM, &act, nullptr) == 0,
+           "cannot install the SIGINT and SIGTERM handlers");
   std::thread(receive_forever, set).detach();
 }
 

@@ -8,10 +8,11 @@
 
 namespace bb {
 
-// Call first thing in main, before any thread exists. Until stop_gracefully() is called, a stop
-// signal ends the process as its default action does (killed by the signal, exit status 130 or
-// 143 in a shell). Also takes the signals where the parent set them to be ignored (a shell's
-// `cmd &`), as a handler would.
+// Call first thing in main, before any thread exists (a thread started earlier keeps the signals
+// unblocked; none does today: libgomp, oneDNN, MPI and CUDA start theirs later). Until
+// stop_gracefully() is called, a stop signal kills the process (exit status 130 or 143 in a
+// shell), also where the parent had set it to be ignored (a shell's `cmd &`): the signals are
+// taken, as the handler this replaced took them. Throws bb::Error if the signals cannot be set up.
 void receive_stop_signals();
 
 // From now on the first stop signal, and every later one, sets `flag`; the command checks it,
