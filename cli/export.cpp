@@ -41,6 +41,7 @@ void run_export(const fs::path& model, const fs::path& out) {
   BB_CHECK(!ec, "{}: cannot create directory ({})", out.string(), ec.message());
   BB_CHECK(fs::canonical(model) != fs::canonical(out), "{}: --out must not be the model directory",
            out.string());
+  remove_stale_temporaries(out);  // FILE.tmp.PID of an export killed mid-way (Ctrl-C)
   json config = to_json(c);
   if (c.scoring != Scoring::softmax) {  // HF's RoBERTa cannot run it: our classes do
     config["model_type"] = "babyberta";

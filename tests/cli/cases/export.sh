@@ -8,6 +8,10 @@ check "tokenizer.json: BPE with byte fallback and merges" bash -c \
   "grep -q '\"type\":\"BPE\"' '$WORK/hf/tokenizer.json' && grep -q '\"byte_fallback\":true' '$WORK/hf/tokenizer.json' && grep -q '\"merges\":\[\"' '$WORK/hf/tokenizer.json'"
 check "tokenizer_config.json: PreTrainedTokenizerFast, 128 tokens" bash -c \
   "grep -q '\"tokenizer_class\": \"PreTrainedTokenizerFast\"' '$WORK/hf/tokenizer_config.json' && grep -q '\"model_max_length\": 128' '$WORK/hf/tokenizer_config.json'"
+# An export killed mid-way (Ctrl-C) leaves FILE.tmp.PID behind: the next export removes it.
+: > "$WORK/hf/model.safetensors.tmp.999999999"
+expect_ok "export again over the first" "$BB" export --model model --out hf
+check "a killed export's temporary is gone" test ! -e "$WORK/hf/model.safetensors.tmp.999999999"
 expect_fail "export a missing model" "ex-none: no such model directory" \
   "$BB" export --model ex-none --out hf2
 expect_fail "export into the model directory" "--out must not be the model directory" \
