@@ -124,6 +124,11 @@ check "an interrupted bench stops at once, killed by SIGINT" test "$rc" -eq 130
 E=(--corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 --attention softmax
    --jobs 1 --out exp)
 expect_ok "experiment (first run)" "$BB" experiment "${E[@]}" --steps 20 --eval-every 10
+expect_ok "experiment without softmax (compared with its first function)" "$BB" experiment \
+  --corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 \
+  --attention sparsemax,cosformer --jobs 1 --out exp-nosoftmax --steps 20 --eval-every 10
+check "its report compares cosformer with sparsemax" \
+  grep -q "cosformer − sparsemax" exp-nosoftmax/report/report.md
 "$BB" experiment "${E[@]}" --steps 20 --eval-every 10 >/dev/null 2>same.err
 check "experiment rerun with the same settings reuses everything" \
   grep -q "0 runs to train, 0 to probe" same.err
