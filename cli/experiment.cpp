@@ -234,7 +234,8 @@ void run_experiment(ExperimentArgs a) {
   const mpi::World& world = mpi::world();  // under mpirun/srun: ranks share the grid
   if (world.active() && world.rank != 0) return serve_jobs();
   usable_device(a.device);  // fail before any child process starts: device, names, files
-  for (const auto& att : split_list(a.attention, "--attention")) parse_scoring(att);
+  const std::vector<std::string> functions = split_list(a.attention, "--attention");
+  for (const auto& att : functions) parse_scoring(att);
   preset(a.preset);
   BB_CHECK(a.first_seed <= a.seeds, "--first-seed {} is above --seeds {}: no seed to run",
            a.first_seed, a.seeds);
@@ -251,7 +252,7 @@ void run_experiment(ExperimentArgs a) {
                "will slow each other down\n", a.jobs, a.threads, a.jobs * a.threads, cores);
   const Tokenizer tok = experiment_tokenizer(a, a.threads * a.jobs);
   Grid g;
-  for (const auto& att : split_list(a.attention, "--attention"))
+  for (const auto& att : functions)
     for (int seed = a.first_seed; seed <= a.seeds; ++seed) add_run(a, att, seed, corpus_sha, tok, g);
   fmt::print(stderr, "experiment {}: {} runs to train, {} to probe ({} at a time, {} thread{} each)\n",
              out.string(), g.train.size(), g.probe.size(),
@@ -272,7 +273,6 @@ void run_experiment(ExperimentArgs a) {
   for (const auto& [path, settings] : g.new_results)  // each new result: the settings that made it
     write_file_atomic(path, settings.dump(2) + "\n");
   // Compared with softmax where the grid has it, else with its first function.
-  const auto functions = split_list(a.attention, "--attention");
   const bool has_softmax = std::find(functions.begin(), functions.end(), "softmax") != functions.end();
   const Comparison c = compare_runs(load_runs(g.results), 1000, 1,
                                     has_softmax ? "softmax" : functions.front());
