@@ -73,6 +73,15 @@ void select_blas_core(char** argv) {
   ::unsetenv(kChosenMark);
 }
 
+bool openblas_full_width() {
+  static const bool full = [] {
+    const char* cpu = blas_core_for_this_cpu();
+    const char* chosen = openblas_get_corename();
+    return cpu && kernel_width(chosen ? chosen : "") >= kernel_width(cpu);
+  }();
+  return full;
+}
+
 void openblas_sgemm(int M, int N, int K, const float* A, const float* B, float* C) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.f, A, K, B, N, 0.f, C, N);
 }
@@ -91,7 +100,9 @@ std::string blas_provenance() {
   const std::string openblas =
       fmt::format("{}, {} kernels ({})", version, openblas_get_corename(), how);
   const char* sgemm = cpu::sgemm_backend();  // float GEMMs on oneDNN: OpenBLAS runs the double ones
-  return sgemm ? fmt::format("{} sgemm; {}", sgemm, openblas) : openblas;
+  if (!sgemm) return openblas;
+  return fmt::format("{} sgemm{}; {}", sgemm,
+                     openblas_full_width() ? ", weight gradients on OpenBLAS" : "", openblas);
 }
 
 }  // namespace bb

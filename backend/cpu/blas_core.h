@@ -18,6 +18,13 @@ const char* blas_core_for_this_cpu();
 // /proc/self/exe with the same arguments (and returns, changing nothing, if that fails).
 void select_blas_core(char** argv);
 
+// True when OpenBLAS runs kernels as wide as this CPU supports (its own choice, ours after the
+// re-exec, or a user's OPENBLAS_CORETYPE that is no narrower); decided once. cpu::gemm<float> then
+// runs the products with A transposed (the weight gradients dW = dy^T x, K = the batch's tokens)
+// on OpenBLAS, which runs those shapes 1.2-2.4x faster than oneDNN 2.6.3's sgemm on AVX2 and
+// ~5% faster on AVX-512 (bench/gemm_shapes.cpp, bench/RESULTS.md).
+bool openblas_full_width();
+
 // C(M,N) = A(M,K) B(K,N) through OpenBLAS itself, row-major (for `bench gemm`: float products
 // otherwise run on oneDNN where the build has it, see cpu::gemm).
 void openblas_sgemm(int M, int N, int K, const float* A, const float* B, float* C);
@@ -26,7 +33,8 @@ void openblas_sgemm(int M, int N, int K, const float* A, const float* B, float* 
 void set_blas_threads(int n);
 
 // What ran, for provenance: e.g. "OpenBLAS 0.3.21, SkylakeX kernels (chosen from cpuid)", preceded
-// by "oneDNN 2.6.3 sgemm; " where float GEMMs run on oneDNN (its kernels chosen from cpuid).
+// by "oneDNN 2.6.3 sgemm; " where float GEMMs run on oneDNN (its kernels chosen from cpuid), or by
+// "oneDNN 2.6.3 sgemm, weight gradients on OpenBLAS; " where openblas_full_width().
 std::string blas_provenance();
 
 }  // namespace bb

@@ -1,13 +1,15 @@
 // GEMM and nn.Linear built on it. float runs on oneDNN's sgemm where the build has oneDNN: it
 // picks its kernels from cpuid (whatever OPENBLAS_CORETYPE says) and, on the training step's
-// shapes (rows 20-400, one dimension 256), is 1.15-1.2x OpenBLAS's best kernels on 1 thread, up
-// to 2x on the tied decoder's (bench/RESULTS.md). double (the gradient tests) and builds without
-// oneDNN use OpenBLAS's cblas.
+// forward and input-gradient shapes (rows 20-400, one dimension 256), is 1.15-1.2x OpenBLAS's best
+// kernels on 1 thread, up to 2x on the tied decoder's. The weight gradients (A transposed) run on
+// OpenBLAS when its kernels are full width, where they are 1.05-2.4x faster than oneDNN's
+// (bench/RESULTS.md). double (the gradient tests) and builds without oneDNN use OpenBLAS's cblas.
 #include <cblas.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "backend/cpu/blas_core.h"
 #include "backend/cpu/ops.h"
 #include "common/error.h"
 
@@ -25,7 +27,12 @@ template <>
 void gemm<float>(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda,
                  const float* B, int ldb, float beta, float* C, int ldc) {
 #ifdef BABYBERTA_HAVE_ONEDNN
-  // dnnl_sgemm is row-major, like the cblas call below.
+  // A transposed: the weight gradients (M, N = a layer's sizes, K = tokens), where OpenBLAS's
+  // full-width kernels beat oneDNN's sgemm (blas_core.h). dnnl_sgemm is row-major, like cblas.
+  if (ta && openblas_full_width()) {
+    cblas_sgemm(CblasRowMajor, tr(ta), tr(tb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
   const dnnl_status_t st =
       dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   BB_CHECK(st == dnnl_success, "oneDNN sgemm failed ({}) on a {}x{}x{} product", int(st), M, N, K);
