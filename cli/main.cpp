@@ -37,6 +37,8 @@ int report_error(const std::string& what, int code) {
 
 int main(int argc, char** argv) {
   bb::select_blas_core(argv);  // may re-execute this binary with OPENBLAS_CORETYPE set: first
+  if (const std::string bad = bb::unsupported_blas_core(); !bad.empty())
+    return bb::cli::report_error("error: " + bad, 1);  // else SIGILL at the first product
   const bb::mpi::FinalizeAtExit mpi_finalize;  // MPI starts later, only under mpirun or srun
   CLI::App app{"babyberta.cpp: BabyBERTa-style masked language models with softmax or SSA attention"};
   app.require_subcommand(1);

@@ -73,6 +73,18 @@ void select_blas_core(char** argv) {
   ::unsetenv(kChosenMark);
 }
 
+std::string unsupported_blas_core() {
+  const char* set = std::getenv("OPENBLAS_CORETYPE");
+  if (!set) return "";
+  const char* cpu = blas_core_for_this_cpu();
+  const int wanted = kernel_width(set), here = kernel_width(cpu ? cpu : "");
+  if (wanted <= here) return "";
+  return fmt::format(
+      "OPENBLAS_CORETYPE={} asks for {}-bit vector kernels, but this CPU (or its OS) runs at most "
+      "{}-bit ones; unset the variable to let babyberta choose{}",
+      set, wanted, here, cpu ? fmt::format(", or set it to {}", cpu) : std::string());
+}
+
 bool openblas_full_width() {
   static const bool full = [] {
     const char* cpu = blas_core_for_this_cpu();

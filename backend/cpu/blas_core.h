@@ -18,6 +18,11 @@ const char* blas_core_for_this_cpu();
 // /proc/self/exe with the same arguments (and returns, changing nothing, if that fails).
 void select_blas_core(char** argv);
 
+// Where the user's OPENBLAS_CORETYPE names kernels wider than this CPU and OS run (e.g. SkylakeX
+// without AVX-512), which would die of SIGILL at the first product: what is wrong and what to do,
+// in one line; else "".
+std::string unsupported_blas_core();
+
 // True when OpenBLAS runs kernels as wide as this CPU supports (its own choice, ours after the
 // re-exec, or a user's OPENBLAS_CORETYPE that is no narrower); decided once. cpu::gemm<float> then
 // runs the products with A transposed (the weight gradients dW = dy^T x, K = the batch's tokens)
