@@ -1,7 +1,8 @@
 // The training step's GEMMs one shape at a time (babyberta preset: hidden 256, FFN 1024, vocab
 // 8192; N tokens, M masked rows): OpenBLAS's cblas_sgemm, oneDNN's matmul primitive (brgemm, plain
-// layouts, created once per shape) and oneDNN's dnnl_sgemm (what cpu::gemm<float> calls). Outside
-// the build; best of 5 windows of 0.1 s each:
+// layouts, created once per shape) and oneDNN's dnnl_sgemm (what cpu::gemm<float> calls, except
+// for A transposed where OpenBLAS runs full-width kernels). Outside the build; best of 5 windows of
+// 0.1 s each:
 //   g++ -O2 -std=c++20 bench/gemm_shapes.cpp -I/usr/include/x86_64-linux-gnu/openblas-openmp
 //     -L/usr/lib/x86_64-linux-gnu/openblas-openmp -lopenblas -ldnnl -fopenmp -o /tmp/gemm_shapes
 //   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 /tmp/gemm_shapes [N] [M]

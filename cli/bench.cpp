@@ -200,8 +200,8 @@ double best_gflops(double seconds, double flops, const std::function<void()>& pr
   return best;
 }
 
-// The machine's GEMM peak (square sgemm of size 1024) as training runs it (ops::gemm: oneDNN where
-// built with it) and through OpenBLAS, and what the encoder's linear layers get: the preset's four
+// The machine's GEMM peak (square sgemm of size 1024) as training runs its forward products
+// (ops::gemm: oneDNN where built with it) and through OpenBLAS, and what the encoder's linear layers get: the preset's four
 // projections of a layer (qkv, attention out, FFN in, FFN out) over 512 rows, bias included, as
 // training runs them (ops::linear_forward) and as scoring does (weights frozen,
 // ops::linear_frozen_forward).

@@ -306,6 +306,26 @@ std::string resume_command() {
   return has_resume ? out : out + " --resume";
 }
 
+// A resumed run equals an uninterrupted one bit for bit only with the same kernels and thread
+// count as the session before it (README, Threads): say so where they differ.
+void warn_if_kernels_changed(const fs::path& out, const std::string& blas, int threads) {
+  const auto run = read_run_record(out);
+  if (!run || !(*run).contains("sessions") || !(*run)["sessions"].is_array() ||
+      (*run)["sessions"].empty())
+    return;
+  const ojson& last = (*run)["sessions"].back();
+  const std::string was = last.value("blas", std::string());
+  const int was_threads = last.value("threads", threads);
+  if (!was.empty() && was != blas)
+    fmt::print(stderr, "babyberta: warning: {}: its last session ran on \"{}\", this one on \"{}\"; "
+               "training continues correctly, but not bit for bit as an uninterrupted run\n",
+               out.string(), was, blas);
+  else if (was_threads != threads)
+    fmt::print(stderr, "babyberta: warning: {}: its last session ran on {} threads, this one on {}; "
+               "training continues correctly, but not bit for bit as an uninterrupted run\n",
+               out.string(), was_threads, threads);
+}
+
 }  // namespace
 
 DataParallel mpi_data_parallel() {
@@ -375,6 +395,7 @@ void run_train(TrainArgs a, const DataParallel& parallel) {
   Progress progress(a.steps, "steps", std::max<int64_t>(1, a.eval_every / 10), start);
   MetricsLog metrics(a, trainer, *data.dev_batches, progress);
   if (lead && fs::exists(out / "run.json")) {
+    warn_if_kernels_changed(out, device == Device::cpu ? blas : "cuBLAS", a.threads);
     nlohmann::json session{{"from_step", start}, {"threads", a.threads}, {"device", a.device},
                            {"blas", device == Device::cpu ? blas : "cuBLAS"},
                            {"corpus", fs::absolute(a.corpus).string()}};

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <initializer_list>
 #include <cstdlib>
 #include <cstring>
 
@@ -40,23 +41,59 @@ int kernel_width(std::string core) {
 
 }  // namespace
 
-const char* blas_core_for_this_cpu() {
+CpuFeatures cpu_features() {
+  CpuFeatures f;
 #if defined(__x86_64__)
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return nullptr;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
   const bool fma = c & bit_FMA, osxsave = c & bit_OSXSAVE, avx = c & bit_AVX;
-  if (!osxsave || !avx) return nullptr;
+  if (!osxsave || !avx) return f;
   const unsigned long long xcr = xcr0();
   const bool os_ymm = (xcr & 0x6) == 0x6;      // SSE + AVX state
   const bool os_zmm = (xcr & 0xE6) == 0xE6;    // + opmask, ZMM0-15 upper halves, ZMM16-31
-  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return nullptr;
-  const bool avx2 = b & bit_AVX2;
-  const bool avx512 = (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL) &&
-                      (b & bit_AVX512DQ);
-  if (avx512 && os_zmm) return "SkylakeX";
-  if (avx2 && fma && os_ymm) return "Haswell";
+  f.avx = os_ymm;
+  if (__get_cpuid(0x80000001, &a, &b, &c, &d)) f.fma4 = os_ymm && (c & bit_FMA4);
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return f;
+  f.avx2_fma = os_ymm && fma && (b & bit_AVX2);
+  f.avx512 = os_zmm && (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL) &&
+             (b & bit_AVX512DQ);
 #endif
+  return f;
+}
+
+const char* blas_core_for_this_cpu() {
+  const CpuFeatures f = cpu_features();
+  if (f.avx512) return "SkylakeX";
+  if (f.avx2_fma) return "Haswell";
   return nullptr;
+}
+
+std::string unsupported_core_message(const char* set, const char* loaded, const CpuFeatures& cpu) {
+  if (!set || !loaded) return "";
+  std::string core = loaded;
+  for (char& ch : core) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  auto is = [&core](std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (core == n) return true;
+    return false;
+  };
+  const char* missing = nullptr;  // what the loaded kernels need and this CPU lacks
+  if (is({"skylakex", "cooperlake", "sapphirerapids"}) && !cpu.avx512) missing = "AVX-512";
+  else if (is({"haswell", "zen", "skylake"}) && !cpu.avx2_fma) missing = "AVX2 and FMA";
+  else if (is({"sandybridge"}) && !cpu.avx) missing = "AVX";
+  else if (is({"bulldozer", "piledriver", "steamroller", "excavator"}) && !cpu.fma4)
+    missing = "AMD's FMA4";
+  if (!missing) return "";
+  const char* ours = cpu.avx512 ? "SkylakeX" : cpu.avx2_fma ? "Haswell" : nullptr;
+  return fmt::format(
+      "OPENBLAS_CORETYPE={} makes OpenBLAS run its {} kernels, which need {}, and this CPU (or its "
+      "OS) lacks it; unset the variable to let babyberta choose{}",
+      set, loaded, missing, ours ? fmt::format(", or set it to {}", ours) : std::string());
+}
+
+std::string unsupported_blas_core() {
+  return unsupported_core_message(std::getenv("OPENBLAS_CORETYPE"), openblas_get_corename(),
+                                  cpu_features());
 }
 
 void select_blas_core(char** argv) {
@@ -71,18 +108,6 @@ void select_blas_core(char** argv) {
   ::execv("/proc/self/exe", argv);
   ::unsetenv("OPENBLAS_CORETYPE");  // exec failed: run on as we are, with the default kernels
   ::unsetenv(kChosenMark);
-}
-
-std::string unsupported_blas_core() {
-  const char* set = std::getenv("OPENBLAS_CORETYPE");
-  if (!set) return "";
-  const char* cpu = blas_core_for_this_cpu();
-  const int wanted = kernel_width(set), here = kernel_width(cpu ? cpu : "");
-  if (wanted <= here) return "";
-  return fmt::format(
-      "OPENBLAS_CORETYPE={} asks for {}-bit vector kernels, but this CPU (or its OS) runs at most "
-      "{}-bit ones; unset the variable to let babyberta choose{}",
-      set, wanted, here, cpu ? fmt::format(", or set it to {}", cpu) : std::string());
 }
 
 bool openblas_full_width() {
@@ -111,7 +136,7 @@ std::string blas_provenance() {
                                                : "OPENBLAS_CORETYPE from the environment";
   const std::string openblas =
       fmt::format("{}, {} kernels ({})", version, openblas_get_corename(), how);
-  const char* sgemm = cpu::sgemm_backend();  // float GEMMs on oneDNN: OpenBLAS runs the double ones
+  const char* sgemm = cpu::sgemm_backend();  // float GEMMs on oneDNN, weight gradients maybe not
   if (!sgemm) return openblas;
   return fmt::format("{} sgemm{}; {}", sgemm,
                      openblas_full_width() ? ", weight gradients on OpenBLAS" : "", openblas);

@@ -9,8 +9,14 @@
 
 namespace bb {
 
-// From cpuid: "SkylakeX" with AVX-512 F/BW/VL/DQ, "Haswell" with AVX2 + FMA, else nullptr; each
-// only when the OS saves the registers (XGETBV: XCR0's YMM and, for AVX-512, opmask/ZMM bits).
+// What this CPU and its OS run, from cpuid and XGETBV (XCR0's YMM and, for AVX-512, opmask/ZMM
+// bits): all false off x86-64.
+struct CpuFeatures {
+  bool avx = false, fma4 = false, avx2_fma = false, avx512 = false;  // avx512: F, BW, VL, DQ
+};
+CpuFeatures cpu_features();
+
+// From cpu_features(): "SkylakeX" with AVX-512, "Haswell" with AVX2 + FMA, else nullptr.
 const char* blas_core_for_this_cpu();
 
 // Call first in main(), before any thread or MPI starts: if OPENBLAS_CORETYPE is unset and
@@ -18,20 +24,24 @@ const char* blas_core_for_this_cpu();
 // /proc/self/exe with the same arguments (and returns, changing nothing, if that fails).
 void select_blas_core(char** argv);
 
-// Where the user's OPENBLAS_CORETYPE names kernels wider than this CPU and OS run (e.g. SkylakeX
-// without AVX-512), which would die of SIGILL at the first product: what is wrong and what to do,
-// in one line; else "".
+// Where the user's OPENBLAS_CORETYPE made OpenBLAS load kernels that need instructions this CPU or
+// OS lacks (SkylakeX without AVX-512, Bulldozer without FMA4, ...), which die of SIGILL at the
+// first product: what is wrong and what to do, in one line; else "". It judges the core OpenBLAS
+// loaded (openblas_get_corename), not the name set: names OpenBLAS does not know, or cannot force
+// (Debian's 0.3.21 falls back to its own choice for e.g. Cooperlake), are fine.
 std::string unsupported_blas_core();
+// The same as a pure function: `set` is the variable's value (nullptr: unset), `loaded` the core.
+std::string unsupported_core_message(const char* set, const char* loaded, const CpuFeatures& cpu);
 
 // True when OpenBLAS runs kernels as wide as this CPU supports (its own choice, ours after the
 // re-exec, or a user's OPENBLAS_CORETYPE that is no narrower); decided once. cpu::gemm<float> then
 // runs the products with A transposed (the weight gradients dW = dy^T x, K = the batch's tokens)
 // on OpenBLAS, which runs those shapes 1.2-2.4x faster than oneDNN 2.6.3's sgemm on AVX2 and
-// ~5% faster on AVX-512 (bench/gemm_shapes.cpp, bench/RESULTS.md).
+// about as fast on AVX-512 (bench/gemm_shapes.cpp, bench/RESULTS.md).
 bool openblas_full_width();
 
-// C(M,N) = A(M,K) B(K,N) through OpenBLAS itself, row-major (for `bench gemm`: float products
-// otherwise run on oneDNN where the build has it, see cpu::gemm).
+// C(M,N) = A(M,K) B(K,N) through OpenBLAS itself, row-major (for `bench gemm`: where the build has
+// oneDNN, cpu::gemm runs this product on it).
 void openblas_sgemm(int M, int N, int K, const float* A, const float* B, float* C);
 
 // OpenBLAS's thread count (backend/threads.h sets it together with OpenMP's).

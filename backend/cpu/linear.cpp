@@ -29,7 +29,11 @@ void gemm<float>(bool ta, bool tb, int M, int N, int K, float alpha, const float
 #ifdef BABYBERTA_HAVE_ONEDNN
   // A transposed: the weight gradients (M, N = a layer's sizes, K = tokens), where OpenBLAS's
   // full-width kernels beat oneDNN's sgemm (blas_core.h). dnnl_sgemm is row-major, like cblas.
-  if (ta && openblas_full_width()) {
+  if (ta && openblas_full_width()) {  // OpenBLAS only prints its complaint: check as oneDNN does
+    BB_CHECK(M >= 0 && N >= 0 && K >= 0 && lda >= std::max(1, M) &&
+                 ldb >= std::max(1, tb ? K : N) && ldc >= std::max(1, N),
+             "bad sgemm arguments: a {}x{}x{} product with lda {}, ldb {}, ldc {}", M, N, K, lda,
+             ldb, ldc);
     cblas_sgemm(CblasRowMajor, tr(ta), tr(tb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }

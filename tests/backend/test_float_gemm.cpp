@@ -1,6 +1,8 @@
 // ops::gemm<float> against a plain double loop, for every transpose pair, alpha and beta: the
 // products run on oneDNN's sgemm or, with A transposed (the weight gradients), on OpenBLAS when
-// its kernels are full width (backend/cpu/blas_core.h), so both libraries' paths are covered.
+// its kernels are full width (backend/cpu/blas_core.h); ctest runs this file once more with
+// OPENBLAS_CORETYPE=Prescott, where they stay on oneDNN, so both paths are covered. And the check
+// of a forced core the CPU cannot run.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -70,11 +72,39 @@ TEST_CASE("float gemm equals a double loop for every transpose, alpha and beta")
 TEST_CASE("weight gradients run on OpenBLAS when its kernels are as wide as the CPU's") {
   // The test binary, like babyberta, chooses the core from cpuid when the variable is unset
   // (tests/main.cpp), so there OpenBLAS runs full width on any x86-64 CPU with AVX2 or AVX-512.
-  const std::string provenance = bb::blas_provenance();
-  const bool ours = !std::getenv("OPENBLAS_CORETYPE") ||
-                    std::getenv("BABYBERTA_BLAS_CORE_FROM_CPUID");
+  // ctest also runs this file with OPENBLAS_CORETYPE=Prescott (test_backend_narrow_blas), where
+  // every float product, the weight gradients too, must stay on oneDNN.
+  const char* set = std::getenv("OPENBLAS_CORETYPE");
+  const bool ours = !set || std::getenv("BABYBERTA_BLAS_CORE_FROM_CPUID");
   if (ours && bb::blas_core_for_this_cpu()) CHECK(bb::openblas_full_width());
-  if (provenance.find("oneDNN") != std::string::npos)
-    CHECK((provenance.find("weight gradients on OpenBLAS") != std::string::npos) ==
-          bb::openblas_full_width());
+  if (set && std::string(set) == "Prescott") CHECK_FALSE(bb::openblas_full_width());
+}
+
+TEST_CASE("a forced OpenBLAS core the CPU cannot run is named, one the CPU runs is not") {
+  bb::CpuFeatures zen3;  // AVX2 + FMA, no AVX-512, no FMA4
+  zen3.avx = zen3.avx2_fma = true;
+  bb::CpuFeatures old_amd;  // AVX + FMA4 (Bulldozer to Excavator)
+  old_amd.avx = old_amd.fma4 = true;
+  const bb::CpuFeatures sse_only;
+  bb::CpuFeatures xeon = zen3;
+  xeon.avx512 = true;
+  using bb::unsupported_core_message;
+  CHECK(unsupported_core_message(nullptr, "SkylakeX", zen3).empty());  // unset: OpenBLAS's choice
+  const std::string skx = unsupported_core_message("skylakex", "SkylakeX", zen3);
+  CHECK(skx.find("OPENBLAS_CORETYPE=skylakex") != std::string::npos);
+  CHECK(skx.find("AVX-512") != std::string::npos);
+  CHECK(skx.find("set it to Haswell") != std::string::npos);
+  CHECK(unsupported_core_message("SkylakeX", "SkylakeX", xeon).empty());
+  CHECK(unsupported_core_message("Cooperlake", "Haswell", zen3).empty());  // not forceable: fell back
+  CHECK(unsupported_core_message("nonsense", "Haswell", zen3).empty());    // unknown: OpenBLAS's own
+  CHECK(unsupported_core_message("Haswell", "Haswell", zen3).empty());
+  CHECK(unsupported_core_message("Zen", "Zen", xeon).empty());
+  CHECK(unsupported_core_message("Prescott", "Prescott", sse_only).empty());
+  CHECK(unsupported_core_message("Bulldozer", "Bulldozer", zen3).find("FMA4") != std::string::npos);
+  CHECK(unsupported_core_message("Piledriver", "Piledriver", old_amd).empty());
+  CHECK(unsupported_core_message("Sandybridge", "Sandybridge", sse_only).find("AVX") !=
+        std::string::npos);
+  const std::string haswell_on_sse = unsupported_core_message("Haswell", "Haswell", sse_only);
+  CHECK(haswell_on_sse.find("AVX2 and FMA") != std::string::npos);
+  CHECK(haswell_on_sse.find("set it to") == std::string::npos);  // nothing better to suggest
 }
