@@ -4,8 +4,11 @@ post-LN, exact GELU, tied decoder, logits at every position, loss at masked ones
 BabyBERTa config, trained with AdamW + grad clipping on batches of 16 utterances padded to their
 longest sequence, as HF does. Lengths follow the same AO-CHILDES word-count distribution as the
 C++ benchmark (tokens = words + words // 5 + 2). Prints one JSON line like the C++ bench.
-    /usr/bin/python3 bench/pytorch_train.py --threads 1 --seconds 30 [--bucket]
+    /usr/bin/python3 bench/pytorch_train.py --threads 1 --seconds 30 [--bucket] [--attention ssa]
 --bucket sorts a pool of batches by length first (what a careful PyTorch user does).
+--attention ssa scores with SSA as a PyTorch user would write it: t = sign(s) n log1p(b|s|) with
+b = exp(beta), n = 1 + exp(nu) trainable per head (init b 1, n 1.5, as ours), softmax over t;
+padded keys get a large negative t (the additive mask is added after the power, never inside).
 """
 import argparse
 import json
@@ -21,9 +24,13 @@ WORD_COUNTS = [46411, 53042, 48766, 39755, 30837, 22909, 15723, 10605, 7272, 505
 
 
 class Layer(nn.Module):
-    def __init__(self, C, H, F, p):
+    def __init__(self, C, H, F, p, attention):
         super().__init__()
         self.H = H
+        self.ssa = attention == "ssa"
+        if self.ssa:  # per head, broadcast over (B, H, T, T)
+            self.beta = nn.Parameter(torch.zeros(1, H, 1, 1))  # b = exp(0) = 1
+            self.nu = nn.Parameter(torch.full((1, H, 1, 1), math.log(0.5)))  # n = 1.5
         self.qkv = nn.Linear(C, 3 * C)
         self.out = nn.Linear(C, C)
         self.ln1 = nn.LayerNorm(C, eps=1e-5)
@@ -36,21 +43,25 @@ class Layer(nn.Module):
         B, T, C = x.shape
         d = C // self.H
         q, k, v = self.qkv(x).view(B, T, 3, self.H, d).permute(2, 0, 3, 1, 4)
-        att = self.drop(torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(d) + ext_mask, -1))
+        s = q @ k.transpose(-1, -2) / math.sqrt(d)
+        if self.ssa:
+            n = 1 + torch.exp(self.nu)
+            s = torch.sign(s) * n * torch.log1p(torch.exp(self.beta) * s.abs())
+        att = self.drop(torch.softmax(s + ext_mask, -1))
         ctx = (att @ v).transpose(1, 2).reshape(B, T, C)
         x = self.ln1(x + self.drop(self.out(ctx)))
         return self.ln2(x + self.drop(self.ff2(nn.functional.gelu(self.ff1(x)))))
 
 
 class RobertaMLM(nn.Module):
-    def __init__(self, V=8192, C=256, L=8, H=8, F=1024, P=130, p=0.1):
+    def __init__(self, V=8192, C=256, L=8, H=8, F=1024, P=130, p=0.1, attention="softmax"):
         super().__init__()
         self.wte = nn.Embedding(V, C, padding_idx=1)
         self.wpe = nn.Embedding(P, C, padding_idx=1)
         self.wtt = nn.Embedding(1, C)
         self.ln = nn.LayerNorm(C, eps=1e-5)
         self.drop = nn.Dropout(p)
-        self.layers = nn.ModuleList([Layer(C, H, F, p) for _ in range(L)])
+        self.layers = nn.ModuleList([Layer(C, H, F, p, attention) for _ in range(L)])
         self.head = nn.Linear(C, C)
         self.head_ln = nn.LayerNorm(C, eps=1e-5)
         self.bias = nn.Parameter(torch.zeros(V))
@@ -90,10 +101,11 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--bucket", action="store_true")
+    ap.add_argument("--attention", choices=["softmax", "ssa"], default="softmax")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     gen = torch.Generator().manual_seed(0)
-    model = RobertaMLM()
+    model = RobertaMLM(attention=a.attention)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, eps=1e-6, weight_decay=0.0)
     pool = [make_batch(gen) for _ in range(64)]
     if a.bucket:  # regroup the pool's sequences by length into batches of 16
@@ -130,7 +142,8 @@ def main():
         steps += 1
     el = time.perf_counter() - t0
     print(json.dumps({"bench": "train", "impl": "pytorch " + torch.__version__,
-                      "threads": a.threads, "bucketed": a.bucket, "steps": steps,
+                      "attention": a.attention, "threads": a.threads, "bucketed": a.bucket,
+                      "steps": steps,
                       "seconds": el, "tokens_per_s": tokens / el, "steps_per_s": steps / el}))
 
 

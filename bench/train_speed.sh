@@ -6,7 +6,7 @@
 #      OPENBLAS_L2_SIZE unset ("clean");
 #   2. the sgemm peak (`bench gemm`: the build's, OpenBLAS's, the better) at 1 and 2 threads;
 #   3. PyTorch 1.13 (bench/pytorch_train.py, clean environment, 1 and 2 threads with
-#      OMP_WAIT_POLICY=PASSIVE) right after the last binary's runs;
+#      OMP_WAIT_POLICY=PASSIVE, softmax and SSA), each right before the last binary's same run;
 #   4. two 1-thread runs of the last binary side by side (as `experiment` runs them by default)
 #      against one alone.
 # Usage: bench/train_speed.sh ROUNDS SECONDS BINARY...   (the last binary is the one under test)
@@ -43,10 +43,12 @@ for t in 1 2; do
 done
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   for t in 1 2; do
-    line="$(cd "$here" && "${clean[@]}" OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 pytorch_train.py \
-             --threads "$t" --seconds 20)"
-    echo "pytorch ${t} thread(s): $(field tokens_per_s "$line") tokens/s"
-    train clean "$last" "$t" softmax
+    for att in softmax ssa; do
+      line="$(cd "$here" && "${clean[@]}" OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 \
+               pytorch_train.py --threads "$t" --attention "$att" --seconds 20)"
+      echo "pytorch ${t} thread(s) ${att}: $(field tokens_per_s "$line") tokens/s"
+      train clean "$last" "$t" "$att"
+    done
   done
 else
   echo "pytorch: not installed (apt-get install python3-torch)"
