@@ -132,6 +132,17 @@ check "its report compares cosformer with sparsemax" \
 "$BB" experiment "${E[@]}" --steps 20 --eval-every 10 >/dev/null 2>same.err
 check "experiment rerun with the same settings reuses everything" \
   grep -q "0 runs to train, 0 to probe" same.err
+# Without --jobs, runs go side by side on all cores, 1 thread each; more threads than cores warn once.
+cores=$(getconf _NPROCESSORS_ONLN)
+E0=(--corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 --attention softmax
+    --out exp)
+"$BB" experiment "${E0[@]}" --steps 20 --eval-every 10 >/dev/null 2>default.err
+check "experiment without --jobs runs one 1-thread run per core" \
+  grep -q "0 runs to train, 0 to probe ($cores at a time, 1 thread each)" default.err
+check "... and does not warn" bash -c '! grep -q "will slow each other down" default.err'
+"$BB" experiment "${E0[@]}" --steps 20 --eval-every 10 --jobs $((cores + 1)) >/dev/null 2>over.err
+check "experiment with jobs x threads above the cores warns once" \
+  test "$(grep -c "^babyberta: warning: --jobs $((cores + 1)) x --threads 1 = $((cores + 1)) threads on $cores cores; runs will slow each other down$" over.err)" -eq 1
 expect_fail "experiment rerun with other --steps" "runs/softmax-seed1: made with other settings \(--steps: this run 20, now 30" \
   "$BB" experiment "${E[@]}" --steps 30
 expect_fail "experiment rerun with another --method" "softmax-seed1.json: made with other settings \(--method: result holistic, now pll" \
