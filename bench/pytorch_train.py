@@ -143,8 +143,8 @@ def main():
     el = time.perf_counter() - t0
     print(json.dumps({"bench": "train", "impl": "pytorch " + torch.__version__,
                       "attention": a.attention, "threads": a.threads, "bucketed": a.bucket,
-                      "steps": steps,
-                      "seconds": el, "tokens_per_s": tokens / el, "steps_per_s": steps / el}))
+                      "steps": steps, "seconds": el, "tokens_per_s": tokens / el,
+                      "steps_per_s": steps / el}))
 
 
 if __name__ == "__main__":

@@ -121,8 +121,9 @@ kill -INT "$holder"; wait_bounded "$holder" 10; rc=$?
 check "an interrupted bench stops at once, killed by SIGINT" test "$rc" -eq 130
 
 # experiment: results made with other settings are refused, or redone with --force.
-E=(--corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 --attention softmax
-   --jobs 1 --out exp)
+E0=(--corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 --attention softmax
+    --out exp)
+E=("${E0[@]}" --jobs 1)
 expect_ok "experiment (first run)" "$BB" experiment "${E[@]}" --steps 20 --eval-every 10
 expect_ok "experiment without softmax (compared with its first function)" "$BB" experiment \
   --corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 \
@@ -134,8 +135,6 @@ check "experiment rerun with the same settings reuses everything" \
   grep -q "0 runs to train, 0 to probe" same.err
 # Without --jobs, runs go side by side on all cores, 1 thread each; more threads than cores warn once.
 cores=$(getconf _NPROCESSORS_ONLN)
-E0=(--corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 --attention softmax
-    --out exp)
 "$BB" experiment "${E0[@]}" --steps 20 --eval-every 10 >/dev/null 2>default.err
 check "experiment without --jobs runs one 1-thread run per core" \
   grep -q "0 runs to train, 0 to probe ($cores at a time, 1 thread each)" default.err
