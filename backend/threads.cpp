@@ -10,7 +10,7 @@ namespace bb {
 static void enable_flush_to_zero() { _mm_setcsr(_mm_getcsr() | 0x8040); }  // FTZ | DAZ
 
 void set_threads(int n) {
-  if (n <= 0) n = omp_get_num_procs();
+  if (n <= 0) n = available_cores();
   omp_set_num_threads(n);
   set_blas_threads(n);
   enable_flush_to_zero();
@@ -19,5 +19,7 @@ void set_threads(int n) {
 }
 
 int num_threads() { return omp_get_max_threads(); }
+
+int available_cores() { return omp_get_num_procs() > 0 ? omp_get_num_procs() : 1; }
 
 }  // namespace bb

@@ -7,5 +7,6 @@ namespace bb {
 
 void set_threads(int n);  // n <= 0: all cores
 int num_threads();
+int available_cores();  // the cores this process may run on (its CPU affinity), at least 1
 
 }  // namespace bb

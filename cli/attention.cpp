@@ -42,7 +42,7 @@ void add_attention(CLI::App& app) {
                   "(default: stdout unless --svg is given)");
   cmd->add_option("--svg", a->svg, "SVG file: a heatmap grid (layers x heads) per sentence");
   cmd->add_option("--threads", a->threads, "Compute threads")
-      ->check(count_in(1, 1024))
+      ->transform(thread_count())
       ->capture_default_str();
   cmd->callback([a] {
     set_threads(a->threads);

@@ -340,7 +340,7 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--attention", a->attention, kAttentionHelp)
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")
-      ->check(count_in(1, 1024))
+      ->transform(thread_count())
       ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda (train, score)")->capture_default_str();
   cmd->add_option("--batch-tokens", a->batch_tokens,

@@ -6,7 +6,6 @@
 // or srun the ranks share the grid instead (cli/rank_jobs.h), one run at a time per rank.
 #include <fmt/core.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -244,7 +243,7 @@ void run_experiment(ExperimentArgs a) {
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path out = a.out;
   const DirLock lock(out);  // one experiment per directory; its runs lock their own
-  const int cores = int(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  const int cores = available_cores();
   if (world.active()) a.jobs = 1;  // per rank; mpirun -np and the hostfile place the ranks
   else if (a.jobs == 0) a.jobs = std::max(1, cores / a.threads);  // all cores, runs side by side
   if (!world.active() && a.jobs * a.threads > cores)
@@ -333,7 +332,7 @@ void add_experiment(CLI::App& app) {
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
                   "Probe only the first N pairs of each paradigm (0: all)")
       ->check(count_in(0, 100000000))->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Threads per job")->check(count_in(1, 1024))->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Threads per job")->transform(thread_count())->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda, for every run")->capture_default_str();
   cmd->add_flag("--force", a->force,
                 "Redo the runs and results that were made with other settings (else refused)");

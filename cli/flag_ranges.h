@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
+
+#include "backend/threads.h"
 
 namespace bb::cli {
 
@@ -47,6 +50,25 @@ inline CLI::Validator count_in(long long lo, long long hi) {
         return {};
       },
       "in " + desc);
+}
+
+// A --threads value: a whole number in [1, 1024]; one above the cores this process may use is
+// capped to them with one warning (more threads than cores only slows compute down, and `score`
+// and `probe` would load one model replica per thread).
+inline CLI::Validator thread_count() {
+  const CLI::Validator count = count_in(1, 1024);
+  return CLI::Validator(
+      [count](std::string& s) -> std::string {
+        if (std::string problem = count(s); !problem.empty()) return problem;
+        const int cores = available_cores();
+        if (std::stoll(s) > cores) {
+          fmt::print(stderr, "babyberta: warning: --threads {} is more than the {} cores this "
+                     "process may use; using {}\n", s, cores, cores);
+          s = std::to_string(cores);
+        }
+        return {};
+      },
+      "in [1, 1024], capped at the cores");
 }
 
 }  // namespace bb::cli

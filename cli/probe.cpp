@@ -41,8 +41,11 @@ json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, 
                   TieRule ties, const Device device, const Progress& progress, size_t sentences) {
   const Config& c = scorer.config();
   json files = json::array();
-  for (const SuiteFile& f : suite.files)
-    files.push_back({{"file", f.path.filename().string()}, {"sha256", f.sha256}});
+  for (const SuiteFile& f : suite.files) {
+    json file{{"file", f.path.filename().string()}, {"sha256", f.sha256}};
+    if (!f.header.empty()) file["header"] = f.header;
+    files.push_back(std::move(file));
+  }
   json cfg = to_json(c);
   cfg["label"] = c.label();
   if (auto last = latest_checkpoint(a.model)) {
@@ -91,12 +94,19 @@ ProbeSummary run_probe(const ProbeArgs& a) {
   BB_CHECK(a.order == "bad-first" || a.order == "good-first",
            "unknown pair order '{}' (expected bad-first or good-first)", a.order);
   const SuiteFormat format = parse_suite_format(a.format);
+  BB_CHECK(!(a.header && a.no_header), "--header and --no-header contradict each other");
+  const HeaderRule header = a.header      ? HeaderRule::present
+                            : a.no_header ? HeaderRule::absent
+                                          : HeaderRule::detect;
   const Device device = usable_device(a.device);
   Scorer scorer(a.model, a.batch_tokens, device);  // first: a mistyped --model is named first
   if (!a.out.empty()) check_results_writable(a.out);  // fail before any scoring
-  Suite suite = load_suites(suite_paths(a), a.order == "bad-first" ? PairOrder::bad_first
-                                                                   : PairOrder::good_first,
-                            format);
+  Suite suite = load_suites(
+      suite_paths(a), {.order = a.order == "bad-first" ? PairOrder::bad_first : PairOrder::good_first,
+                       .format = format,
+                       .header = header});
+  if (!a.quiet)
+    for (const std::string& note : suite.notes) fmt::print(stderr, "babyberta: note: {}\n", note);
   if (a.pairs_per_paradigm > 0)
     std::erase_if(suite.pairs, [&](const MinimalPair& p) { return p.index >= a.pairs_per_paradigm; });
   std::vector<std::string> sentences;
@@ -136,8 +146,15 @@ void add_probe(CLI::App& app) {
   auto a = std::make_shared<ProbeArgs>();
   cmd->add_option("--model", a->model, "Model directory")->required();
   cmd->add_option("--suite", a->suites,
-                  "Suite directory or file (.txt Zorro, .jsonl BLiMP, .tsv); repeat for several")
+                  "Suite directory or file (.txt Zorro, .jsonl BLiMP, .tsv or .csv pairs); repeat "
+                  "for several")
       ->required();
+  auto* header = cmd->add_flag("--header", a->header,
+                               "The first row of each .tsv/.csv names its columns (default: "
+                               "detected, a first row naming good and bad columns is a header)");
+  cmd->add_flag("--no-header", a->no_header,
+                "The first row of each .tsv/.csv is a pair (good, bad[, paradigm])")
+      ->excludes(header);
   cmd->add_option("--format", a->format, "Suite format: auto (by extension; a .txt must be "
                   "phenomenon-paradigm.txt of at most 20,000 lines) or zorro (any file)")
       ->check(CLI::IsMember({"auto", "zorro"}))
@@ -149,8 +166,8 @@ void add_probe(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--order", a->order, "Zorro pair order: bad-first (odd lines ungrammatical) "
                                        "or good-first")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Compute threads (1 to 1024)")
-      ->check(count_in(1, 1024))
+  cmd->add_option("--threads", a->threads, "Compute threads")
+      ->transform(thread_count())
       ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,

@@ -18,6 +18,7 @@ struct ProbeArgs {
   std::vector<std::string> suites = {};  // several suites as one; when empty, `suite`
   std::string format = "auto";           // auto or zorro (see SuiteFormat)
   int batch_tokens = 0;                  // 0: the device's default
+  bool header = false, no_header = false;  // force a TSV/CSV header row either way (default: detect)
 };
 
 // Scores, writes OUT (+ .pairs.jsonl) when out is set, and returns the summary.

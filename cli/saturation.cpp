@@ -117,6 +117,7 @@ void run(SaturationArgs a) {
   BB_CHECK(!a.models.empty(), "saturation: give --model DIR (one or more) or --analytic");
   BB_CHECK(!a.suite.empty(), "saturation: give --suite DIR|FILE for the models' sentences");
   const Suite suite = load_suite(a.suite);
+  for (const std::string& note : suite.notes) fmt::print(stderr, "babyberta: note: {}\n", note);
   const std::vector<std::string> sentences = suite_sentences(suite, a.sentences);
   BB_CHECK(!sentences.empty(), "{}: no sentences in the suite", a.suite);
   for (const std::string& m : a.models) curves.push_back(model_curves(m, sentences, a.settings));
@@ -161,7 +162,7 @@ void add_saturation(CLI::App& app) {
       ->check(count_in(2, 1024))
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")
-      ->check(count_in(1, 1024))
+      ->transform(thread_count())
       ->capture_default_str();
   cmd->callback([a] { run(*a); });
 }

@@ -28,8 +28,8 @@ void add_score(CLI::App& app) {
   cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")->capture_default_str();
   cmd->add_flag("--per-token", a->per_token,
                 "Also print each scored token's log-probability (logprobs) and piece (pieces)");
-  cmd->add_option("--threads", a->threads, "Compute threads (1 to 1024)")
-      ->check(count_in(1, 1024))
+  cmd->add_option("--threads", a->threads, "Compute threads")
+      ->transform(thread_count())
       ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();
   cmd->callback([a] {

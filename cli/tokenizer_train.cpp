@@ -29,8 +29,8 @@ void add_tokenizer(CLI::App& app) {
   cmd->add_option("--model-type", a->opt.model_type, "bpe or unigram")->capture_default_str();
   cmd->add_flag("--keep-case", a->keep_case, "Do not lower-case (default: lower-case)");
   cmd->add_flag("--strict", a->corpus_opt.strict, "Invalid UTF-8 is an error, not a warning");
-  cmd->add_option("--threads", a->opt.threads, "Threads (1 to 1024)")
-      ->check(count_in(1, 1024))
+  cmd->add_option("--threads", a->opt.threads, "Threads")
+      ->transform(thread_count())
       ->capture_default_str();
   cmd->callback([a] {
     set_threads(a->opt.threads);

@@ -39,7 +39,7 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
       ->capture_default_str();
   cmd->add_option("--steps", a.steps, "Optimizer steps")->check(count_in(1, 1000000000))->capture_default_str();
   cmd->add_option("--seed", a.seed, "Seed (init, data order, masks, dropout)")->capture_default_str();
-  cmd->add_option("--threads", a.threads, "Compute threads")->check(count_in(1, 1024))->capture_default_str();
+  cmd->add_option("--threads", a.threads, "Compute threads")->transform(thread_count())->capture_default_str();
   cmd->add_option("--device", a.device, "cpu or cuda (a -DBABYBERTA_CUDA=ON build with a GPU)")
       ->capture_default_str();
   cmd->add_option("--cuda-graphs", a.cuda_graphs,

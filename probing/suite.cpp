@@ -3,12 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "common/error.h"
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/json_read.h"
+#include "probing/pair_table.h"
 #include "tokenizer/normalizer.h"
 
 namespace bb {
@@ -26,11 +28,17 @@ SuiteFormat parse_suite_format(const std::string& s) {
   fail("unknown suite format '{}' (expected auto or zorro)", s);
 }
 
+void check_pair_sentence(const std::string& s, const std::string& where, const std::string& what) {
+  BB_CHECK(s.find_first_not_of(" \t") != std::string::npos, "{}: {} is empty, expected a sentence",
+           where, what);
+  BB_CHECK(is_valid_utf8(s), "{}: {} is not valid UTF-8, expected UTF-8 text", where, what);
+}
+
 namespace {
 
 constexpr const char* kWhatIsASuite =
     "a suite is a directory of Zorro files, a Zorro file phenomenon-paradigm.txt with two lines "
-    "per pair, a BLiMP .jsonl or a good<TAB>bad[<TAB>paradigm] .tsv";
+    "per pair, a BLiMP .jsonl or a .tsv or .csv of good, bad[, paradigm] (columns by position, or named by a header row)";
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -48,12 +56,6 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 bool blank(const std::string& s) { return s.find_first_not_of(" \t") == std::string::npos; }
 
-// A sentence at `where` (file:line): non-empty, valid UTF-8.
-void check_sentence(const std::string& s, const std::string& where, const std::string& what) {
-  BB_CHECK(!blank(s), "{}: {} is empty, expected a sentence", where, what);
-  BB_CHECK(is_valid_utf8(s), "{}: {} is not valid UTF-8, expected UTF-8 text", where, what);
-}
-
 // Zorro file names: phenomenon-paradigm, both parts non-empty, no whitespace.
 bool zorro_name(const std::string& stem) {
   const size_t dash = stem.find('-');
@@ -70,7 +72,7 @@ void load_zorro(const fs::path& p, const std::string& text, PairOrder order, Sui
            "{}: {} lines, more than a Zorro suite file has ({}); pass --format zorro if it is one",
            p.string(), lines.size(), kMaxDetectedZorroLines);
   for (size_t i = 0; i < lines.size(); ++i)
-    check_sentence(lines[i], fmt::format("{}:{}", p.string(), i + 1), "the line");
+    check_pair_sentence(lines[i], fmt::format("{}:{}", p.string(), i + 1), "the line");
   BB_CHECK(lines.size() % 2 == 0, "{}: {} lines, expected an even number (two lines per pair); {}",
            p.string(), lines.size(), kWhatIsASuite);
   BB_CHECK(format == SuiteFormat::zorro || zorro_name(paradigm),
@@ -108,38 +110,10 @@ void load_blimp(const fs::path& p, const std::string& text, Suite& s) {
     MinimalPair m;
     m.good = json_string(j, "sentence_good", where);
     m.bad = json_string(j, "sentence_bad", where);
-    check_sentence(m.good, where, "\"sentence_good\"");
-    check_sentence(m.bad, where, "\"sentence_bad\"");
+    check_pair_sentence(m.good, where, "\"sentence_good\"");
+    check_pair_sentence(m.bad, where, "\"sentence_bad\"");
     m.paradigm = optional_name(j, "UID", where, stem);
     m.phenomenon = optional_name(j, "linguistics_term", where, m.paradigm);
-    m.index = counts[m.paradigm]++;
-    s.pairs.push_back(std::move(m));
-  }
-}
-
-void load_tsv(const fs::path& p, const std::string& text, Suite& s) {
-  const auto lines = split_lines(text);
-  std::map<std::string, int> counts;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (blank(lines[i])) continue;
-    const std::string where = fmt::format("{}:{}", p.string(), i + 1);
-    std::vector<std::string> f;
-    for (size_t pos = 0;;) {
-      const size_t tab = lines[i].find('\t', pos);
-      f.push_back(lines[i].substr(pos, tab == std::string::npos ? std::string::npos : tab - pos));
-      if (tab == std::string::npos) break;
-      pos = tab + 1;
-    }
-    BB_CHECK(f.size() == 2 || f.size() == 3, "{}: {} fields, expected good<TAB>bad[<TAB>paradigm]",
-             where, f.size());
-    check_sentence(f[0], where, "the good sentence (field 1)");
-    check_sentence(f[1], where, "the bad sentence (field 2)");
-    MinimalPair m;
-    m.good = f[0];
-    m.bad = f[1];
-    if (f.size() == 3) check_sentence(f[2], where, "the paradigm (field 3)");
-    m.paradigm = f.size() == 3 ? f[2] : p.stem().string();
-    m.phenomenon = zorro_phenomenon(m.paradigm);
     m.index = counts[m.paradigm]++;
     s.pairs.push_back(std::move(m));
   }
@@ -153,35 +127,44 @@ std::vector<fs::path> suite_files(const fs::path& path, SuiteFormat format) {
       const auto ext = e.path().extension();
       const bool wanted = format == SuiteFormat::zorro
                               ? ext == ".txt"
-                              : ext == ".txt" || ext == ".jsonl" || ext == ".tsv";
+                              : ext == ".txt" || ext == ".jsonl" || ext == ".tsv" || ext == ".csv";
       if (e.is_regular_file() && wanted) files.push_back(e.path());
     }
     std::sort(files.begin(), files.end());
-    BB_CHECK(!files.empty(), "{}: no .txt, .jsonl or .tsv suite files; {}", path.string(),
+    BB_CHECK(!files.empty(), "{}: no .txt, .jsonl, .tsv or .csv suite files; {}", path.string(),
              kWhatIsASuite);
     return files;
   }
   BB_CHECK(fs::exists(path), "{}: no such suite file or directory", path.string());
   const auto ext = path.extension();
-  BB_CHECK(format == SuiteFormat::zorro || ext == ".txt" || ext == ".jsonl" || ext == ".tsv",
+  BB_CHECK(format == SuiteFormat::zorro || ext == ".txt" || ext == ".jsonl" || ext == ".tsv" ||
+               ext == ".csv",
            "{}: not a suite ({})", path.string(), kWhatIsASuite);
   return {path};
 }
 
 // Reads one file into `s`; `origin` records which file (index into s.files) each paradigm came
 // from.
-void load_file(const fs::path& f, PairOrder order, SuiteFormat format,
-               std::map<std::string, size_t>& origin, Suite& s) {
+void load_file(const fs::path& f, const SuiteOptions& o, std::map<std::string, size_t>& origin,
+               Suite& s) {
   for (const SuiteFile& seen : s.files)
     BB_CHECK(fs::weakly_canonical(seen.path) != fs::weakly_canonical(f),
              "{}: given twice as a suite file (also as {})", f.string(), seen.path.string());
   const std::string text = read_file(f);
   const size_t before = s.pairs.size();
-  if (format == SuiteFormat::zorro || f.extension() == ".txt") load_zorro(f, text, order, format, s);
-  else if (f.extension() == ".jsonl") load_blimp(f, text, s);
-  else load_tsv(f, text, s);
+  std::vector<std::string> header;
+  if (o.format == SuiteFormat::zorro || f.extension() == ".txt") {
+    load_zorro(f, text, o.order, o.format, s);
+  } else if (f.extension() == ".jsonl") {
+    load_blimp(f, text, s);
+  } else {
+    PairTable t = read_pair_table(f, text, o.header);
+    std::move(t.pairs.begin(), t.pairs.end(), std::back_inserter(s.pairs));
+    if (!t.note.empty()) s.notes.push_back(t.note);
+    header = std::move(t.header);
+  }
   BB_CHECK(s.pairs.size() > before, "{}: no minimal pairs", f.string());
-  s.files.push_back({f, sha256_hex(text)});
+  s.files.push_back({f, sha256_hex(text), std::move(header)});
   for (size_t i = before; i < s.pairs.size(); ++i) {
     const std::string& name = s.pairs[i].paradigm;
     const auto [it, added] = origin.emplace(name, s.files.size() - 1);
@@ -195,17 +178,17 @@ void load_file(const fs::path& f, PairOrder order, SuiteFormat format,
 
 }  // namespace
 
-Suite load_suites(const std::vector<fs::path>& paths, PairOrder order, SuiteFormat format) {
+Suite load_suites(const std::vector<fs::path>& paths, const SuiteOptions& options) {
   BB_CHECK(!paths.empty(), "no suite given; {}", kWhatIsASuite);
   Suite s;
   std::map<std::string, size_t> origin;
   for (const fs::path& path : paths)
-    for (const fs::path& f : suite_files(path, format)) load_file(f, order, format, origin, s);
+    for (const fs::path& f : suite_files(path, options.format)) load_file(f, options, origin, s);
   return s;
 }
 
-Suite load_suite(const fs::path& path, PairOrder order, SuiteFormat format) {
-  return load_suites({path}, order, format);
+Suite load_suite(const fs::path& path, const SuiteOptions& options) {
+  return load_suites({path}, options);
 }
 
 }  // namespace bb

@@ -170,6 +170,13 @@ TEST_CASE("fuzz: suite loaders accept or refuse every mutant with bb::Error") {
     for (size_t k = 0, n = 1 + m.below(3); k < n; ++k) m.bytes(s);
     return s;
   }, load_as("mine.tsv"));
+  const std::string csv = "sentence_good,sentence_bad,UID\n\"the dogs, they run .\",the dogs runs .,"
+                          "agr-x\r\n\"he said \"\"hi\"\" .\",\"he say\n hi .\",agr-x\n";
+  fuzz("csv", [&](int) {
+    std::string s = csv;
+    for (size_t k = 0, n = 1 + m.below(3); k < n; ++k) m.bytes(s);
+    return s;
+  }, load_as("mine.csv"));
 }
 
 TEST_CASE("fuzz: result JSON (and its pairs) loads and compares or is refused with bb::Error") {

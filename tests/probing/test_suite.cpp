@@ -29,7 +29,7 @@ TEST_CASE("Zorro: odd lines ungrammatical, paradigm from the file, phenomenon be
   CHECK(s.pairs[2].phenomenon == "irregular");
   CHECK(s.files.size() == 2);
   CHECK(s.paradigms == std::vector<std::string>{"filler-gap-wh_question_object", "irregular-verb"});
-  const Suite g = load_suite(d.path / "irregular-verb.txt", PairOrder::good_first);
+  const Suite g = load_suite(d.path / "irregular-verb.txt", {.order = PairOrder::good_first});
   CHECK(g.pairs[0].good == "he goed .");
 }
 
@@ -61,6 +61,81 @@ TEST_CASE("BLiMP jsonl and TSV") {
   CHECK(t.pairs[1].paradigm == "mine");
 }
 
+TEST_CASE("a TSV header row maps the columns by name and is not scored as a pair") {
+  test::TempDir d("header");
+  write_file_atomic(d.path / "h.tsv", "good\tbad\tparadigm\n"
+                                      "the dogs run .\tthe dogs runs .\tagr-simple\n");
+  const Suite s = load_suite(d.path / "h.tsv");
+  REQUIRE(s.pairs.size() == 1);
+  CHECK(s.pairs[0].good == "the dogs run .");
+  CHECK(s.paradigms == std::vector<std::string>{"agr-simple"});
+  CHECK(s.files[0].header == std::vector<std::string>{"good", "bad", "paradigm"});
+  REQUIRE(s.notes.size() == 1);
+  CHECK(s.notes[0].find("h.tsv: line 1 is a header (good, bad, paradigm)") != std::string::npos);
+  // Columns in another order, other names, an extra column ignored, a phenomenon column.
+  write_file_atomic(d.path / "o.tsv", "ID\t Sentence_Bad \tsentence_good\tUID\tlinguistics_term\n"
+                                      "7\tthe dogs runs .\tthe dogs run .\tx_y\tagreement\n");
+  const Suite o = load_suite(d.path / "o.tsv");
+  REQUIRE(o.pairs.size() == 1);
+  CHECK(o.pairs[0].good == "the dogs run .");
+  CHECK(o.pairs[0].bad == "the dogs runs .");
+  CHECK(o.pairs[0].paradigm == "x_y");
+  CHECK(o.pairs[0].phenomenon == "agreement");
+  CHECK(o.notes[0].find("ignored: ID") != std::string::npos);
+  // --no-header: the first row is a pair; --header: it must be one.
+  const Suite n = load_suite(d.path / "h.tsv", {.header = HeaderRule::absent});
+  CHECK(n.pairs.size() == 2);
+  CHECK(n.pairs[0].good == "good");
+  CHECK(n.notes.empty());
+  write_file_atomic(d.path / "p.tsv", "a dog runs .\ta dog run .\n");
+  CHECK(load_suite(d.path / "p.tsv").pairs.size() == 1);  // no header: detected as data
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "p.tsv", {.header = HeaderRule::present}),
+                       doctest::Contains("p.tsv:1: --header given but the first row"), Error);
+  // A row of column names without a bad column is refused, not scored.
+  write_file_atomic(d.path / "q.tsv", "good\tparadigm\nthe dogs run .\tx\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "q.tsv"),
+                       doctest::Contains("q.tsv:1: the first row (good, paradigm) looks like a "
+                                         "header but has no bad column"), Error);
+  write_file_atomic(d.path / "r.tsv", "good\tbad\na .\tb .\tc\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "r.tsv"),
+                       doctest::Contains("r.tsv:2: 3 fields, expected 2 as in the header (line 1)"),
+                       Error);
+}
+
+TEST_CASE("CSV: RFC 4180 quoting, CRLF, a byte-order mark, a header, and errors by line") {
+  test::TempDir d("csv");
+  write_file_atomic(d.path / "c.csv", "\xEF\xBB\xBFsentence_good,sentence_bad\r\n"
+                                      "\"yes, the dog runs .\",\"yes, the dog run .\"\r\n"
+                                      "\"he said \"\"hi\"\" .\",\"he say\nhi .\"\r\n"
+                                      "\r\n"
+                                      "a cat sleeps .,a cat sleep .\n");
+  const Suite s = load_suite(d.path / "c.csv");
+  REQUIRE(s.pairs.size() == 3);
+  CHECK(s.pairs[0].good == "yes, the dog runs .");
+  CHECK(s.pairs[1].good == "he said \"hi\" .");
+  CHECK(s.pairs[1].bad == "he say\nhi .");
+  CHECK(s.pairs[2].bad == "a cat sleep .");
+  CHECK(s.pairs[2].paradigm == "c");
+  CHECK(s.files[0].header == std::vector<std::string>{"sentence_good", "sentence_bad"});
+  write_file_atomic(d.path / "n.csv", "a b .,a c .,agr-x\n");
+  CHECK(load_suite(d.path / "n.csv").pairs[0].paradigm == "agr-x");
+  write_file_atomic(d.path / "u.csv", "a b .,a c .\n\"open,b .\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "u.csv"),
+                       doctest::Contains("u.csv:2: a quoted field opened here is never closed"),
+                       Error);
+  write_file_atomic(d.path / "t.csv", "\"a\" b,c\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "t.csv"),
+                       doctest::Contains("t.csv:1: text after a closing quote"), Error);
+  write_file_atomic(d.path / "one.csv", "a b .\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "one.csv"),
+                       doctest::Contains("one.csv:1: 1 fields, expected good<COMMA>bad"), Error);
+  // A directory picks up .csv files too.
+  fs::create_directory(d.path / "dir");
+  write_file_atomic(d.path / "dir" / "agr-x.csv", "a b .,a c .\n");
+  write_file_atomic(d.path / "dir" / "agr-y.txt", "a c .\na b .\n");
+  CHECK(load_suite(d.path / "dir").paradigms == std::vector<std::string>{"agr-x", "agr-y"});
+}
+
 TEST_CASE("malformed suites are reported with file and line") {
   test::TempDir d("bad");
   write_file_atomic(d.path / "odd.txt", "a .\nb .\nc .\n");
@@ -82,14 +157,14 @@ TEST_CASE("what is not a suite is refused with what a suite is") {
   write_file_atomic(d.path / "corpus.txt", "the dog runs .\nthe cat sleeps .\n");
   CHECK_THROWS_WITH_AS(load_suite(d.path / "corpus.txt"),
                        doctest::Contains("corpus.txt: not named phenomenon-paradigm.txt"), Error);
-  CHECK(load_suite(d.path / "corpus.txt", PairOrder::bad_first, SuiteFormat::zorro).pairs.size() == 1);
+  CHECK(load_suite(d.path / "corpus.txt", {.format = SuiteFormat::zorro}).pairs.size() == 1);
   std::string big;
   for (int i = 0; i < 20002; ++i) big += "a sentence .\n";
   write_file_atomic(d.path / "big-one.txt", big);
   CHECK_THROWS_WITH_AS(load_suite(d.path / "big-one.txt"),
                        doctest::Contains("big-one.txt: 20002 lines, more than a Zorro suite file has "
                                          "(20000); pass --format zorro"), Error);
-  CHECK(load_suite(d.path / "big-one.txt", PairOrder::bad_first, SuiteFormat::zorro).pairs.size() ==
+  CHECK(load_suite(d.path / "big-one.txt", {.format = SuiteFormat::zorro}).pairs.size() ==
         10001);
   CHECK(parse_suite_format("auto") == SuiteFormat::detect);
   CHECK_THROWS_WITH_AS(parse_suite_format("blimp"), doctest::Contains("unknown suite format 'blimp'"),

@@ -85,6 +85,37 @@ expect_fail "probe: --suite given an odd-line .txt" \
   "agreement-odd.txt: 3 lines, expected an even number \(two lines per pair\)" \
   "$BB" probe --model model --suite agreement-odd.txt --out r.json
 
+# A TSV/CSV header row names the columns and is never scored as a pair (issue 33, item 1).
+printf 'good\tbad\tparadigm\nthe dog sees the toy .\tthe dog see the toy .\tagreement-object\n' \
+  > "$WORK/header.tsv"
+"$BB" probe --model model --suite header.tsv --out header.json >/dev/null 2>header.err
+check "probe: a TSV header row is not scored (one paradigm, one pair)" \
+  bash -c "grep -A2 '\"agreement-object\": {' header.json | grep -q '\"pairs\": 1,' && ! grep -q '\"paradigm\": {' header.json"
+check "probe: ... and one note says the first row is a header" \
+  test "$(grep -c '^babyberta: note: header.tsv: line 1 is a header (good, bad, paradigm): columns read by name; --no-header scores it as a pair$' header.err)" -eq 1
+check "probe: ... and the result records the header" grep -q '"header": \[' header.json
+"$BB" probe --model model --suite header.tsv --out noheader.json --no-header >/dev/null 2>&1
+check "probe --no-header scores the first row as a pair" grep -q '"paradigm": {' noheader.json
+printf 'a dog runs .\ta dog run .\n' > "$WORK/plain.tsv"
+expect_fail "probe --header on a file without one" "plain.tsv:1: --header given but the first row" \
+  "$BB" probe --model model --suite plain.tsv --out r.json --header
+expect_fail "probe --header --no-header" "--header|--no-header" \
+  "$BB" probe --model model --suite plain.tsv --out r.json --header --no-header
+printf 'good\tparadigm\na dog runs .\tx\n' > "$WORK/half.tsv"
+expect_fail "probe: a header row without a bad column is refused" \
+  "half.tsv:1: the first row \(good, paradigm\) looks like a header but has no bad column" \
+  "$BB" probe --model model --suite half.tsv --out r.json
+printf 'id,sentence_bad,sentence_good,UID\r\n1,"the dog see the toy, then .","the dog sees the toy, then .",agreement-csv\r\n' \
+  > "$WORK/pairs.csv"
+"$BB" probe --model model --suite pairs.csv --out csv.json >/dev/null 2>csv.err
+check "probe: a CSV with quoted commas and a header in another order" \
+  bash -c "grep -A2 '\"agreement-csv\": {' csv.json | grep -q '\"pairs\": 1,'"
+check "probe: ... its note names the ignored column" grep -q 'ignored: id;' csv.err
+printf '"the dog sees the toy .,the dog see the toy .\n' > "$WORK/open.csv"
+expect_fail "probe: an unclosed CSV quote names the line" \
+  "open.csv:1: a quoted field opened here is never closed" \
+  "$BB" probe --model model --suite open.csv --out r.json
+
 # Empty sentences name the file and line.
 printf 'the dog are here .\n\nthe cats is here .\nthe cats are here .\n' > "$WORK/agreement-gap.txt"
 expect_fail "probe: empty line in a Zorro file" "agreement-gap.txt:2: the line is empty" \

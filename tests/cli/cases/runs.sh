@@ -10,6 +10,15 @@ expect_fail "train --threads 0" "--threads: 0 is out of range" "$BB" train "${T[
 expect_fail "train --threads -3" "--threads: -3 is out" "$BB" train "${T[@]}" --out r --threads -3
 expect_fail "train --threads 1000" "--threads: 1025? ?|--threads: 1000 is out|expected" \
   "$BB" train "${T[@]}" --out r --threads 1025
+# Above the cores, --threads is capped with one warning (issue 33, item 2).
+cores=$(nproc)
+"$BB" train "${T[@]}" --out capped --steps 2 --eval-every 2 --threads 1000 >/dev/null 2>capped.err
+check "train --threads 1000 warns once and caps at the cores" \
+  test "$(grep -c "^babyberta: warning: --threads 1000 is more than the $cores cores this process may use; using $cores$" capped.err)" -eq 1
+check "... and run.json records the threads used" grep -q "\"threads\": $cores" capped/run.json
+echo "the dog sees the toy ." | "$BB" score --model capped --threads 1000 >score.out 2>score.err
+check "score --threads 1000 warns once and scores" \
+  bash -c "test \"\$(grep -c 'warning: --threads 1000 is more than' score.err)\" -eq 1 && grep -q mean_ce score.out"
 expect_fail "train --lr -1" "--lr: -1 is out of range" "$BB" train "${T[@]}" --out r --lr -1
 expect_fail "train --lr nan" "--lr: nan is out of range" "$BB" train "${T[@]}" --out r --lr nan
 expect_fail "train --adam-eps 0" "--adam-eps: 0 is out of range" "$BB" train "${T[@]}" --out r --adam-eps 0
