@@ -175,16 +175,17 @@ void fill_zero(T* p, int64_t n) {
 }
 
 template <typename T>
-void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T v0,
-                     T v1) {
-  BB_ROUTE(scoring_forward, (P, S, key_valid, R, L, kind, v0, v1), P, S, key_valid);
+void attention_function_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L,
+                                AttentionFunction kind, T v0, T v1) {
+  BB_ROUTE(attention_function_forward, (P, S, key_valid, R, L, kind, v0, v1), P, S, key_valid);
 }
 
 template <typename T>
-void scoring_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
-                      const uint8_t* key_valid, int R, int L, Scoring kind, T v0, T v1) {
-  BB_ROUTE(scoring_backward, (dS, dv0, dv1, dP, P, S, key_valid, R, L, kind, v0, v1), dS, dv0,
-           dv1, dP, P, S, key_valid);
+void attention_function_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
+                                 const uint8_t* key_valid, int R, int L, AttentionFunction kind,
+                                 T v0, T v1) {
+  BB_ROUTE(attention_function_backward, (dS, dv0, dv1, dP, P, S, key_valid, R, L, kind, v0, v1), dS,
+           dv0, dv1, dP, P, S, key_valid);
 }
 
 template <typename T>
@@ -201,7 +202,7 @@ void head_values_raw_grads(T* draw0, T* draw1, const T* dv0, const T* dv1, const
 
 template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& shape,
-                       Scoring kind, const T* v0_head, const T* v1_head, float dropout_p,
+                       AttentionFunction kind, const T* v0_head, const T* v1_head, float dropout_p,
                        const uint64_t* key) {
   BB_ROUTE(attention_forward,
            (ctx, S, P, mask, qkv, shape, kind, v0_head, v1_head, dropout_p, key), ctx, S, P, mask,
@@ -209,10 +210,9 @@ void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const Attentio
 }
 
 template <typename T>
-void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scratch, const T* dctx,
-                        const T* qkv, const T* S, const T* P, const T* mask,
-                        const AttentionShape& shape, Scoring kind, const T* v0_head,
-                        const T* v1_head) {
+void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scratch, const T* dctx, const T* qkv,
+                        const T* S, const T* P, const T* mask, const AttentionShape& shape,
+                        AttentionFunction kind, const T* v0_head, const T* v1_head) {
   BB_ROUTE(attention_backward,
            (dqkv, dv0_head, dv1_head, scratch, dctx, qkv, S, P, mask, shape, kind, v0_head,
             v1_head),
@@ -248,39 +248,41 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const
   BB_ROUTE(adamw_update, (p, g, m, v, n, s, schedule), p, g, m, v, schedule);
 }
 
-#define BB_INSTANTIATE(T)                                                                        \
-  template void gemm<T>(bool, bool, int, int, int, T, const T*, int, const T*, int, T, T*, int); \
-  template void linear_forward<T>(T*, const T*, const T*, const T*, int, int, int);              \
-  template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, int);     \
-  template void embedding_forward<T>(T*, const int32_t*, const int32_t*, const T*, const T*,     \
-                                     const T*, int, int);                                        \
-  template void embedding_backward<T>(T*, T*, T*, const T*, const int32_t*, const int32_t*, int, \
-                                      int);                                                      \
-  template void layernorm_forward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, T);     \
-  template void layernorm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*,        \
-                                      const T*, int, int);                                       \
-  template void gelu_forward<T>(T*, const T*, int64_t);                                          \
-  template void gelu_backward<T>(T*, const T*, const T*, int64_t);                               \
-  template void add_inplace<T>(T*, const T*, int64_t);                                           \
-  template void dropout_forward<T>(T*, T*, const T*, const int64_t*, int, int, float,            \
-                                   const uint64_t*);                                             \
-  template void dropout_backward<T>(T*, const T*, const T*, int64_t);                            \
-  template void gather_rows<T>(T*, const T*, const int32_t*, int, int);                          \
-  template void scatter_rows<T>(T*, const T*, const int32_t*, int, int, int);                    \
-  template void fill_zero<T>(T*, int64_t);                                                       \
-  template void scoring_forward<T>(T*, const T*, const uint8_t*, int, int, Scoring, T, T);       \
-  template void scoring_backward<T>(T*, T*, T*, const T*, const T*, const T*, const uint8_t*,    \
-                                    int, int, Scoring, T, T);                                    \
-  template void head_values_effective<T>(T*, T*, const T*, const T*, int);                       \
-  template void head_values_raw_grads<T>(T*, T*, const T*, const T*, const T*, const T*, int,    \
-                                         bool, bool);                                            \
-  template void attention_forward<T>(T*, T*, T*, T*, const T*, const AttentionShape&, Scoring,   \
-                                     const T*, const T*, float, const uint64_t*);                \
-  template void attention_backward<T>(T*, T*, T*, T*, const T*, const T*, const T*, const T*,    \
-                                      const T*, const AttentionShape&, Scoring, const T*,        \
-                                      const T*);                                                 \
-  template void cross_entropy_forward<T>(T*, T*, const T*, const int32_t*, int, int);            \
-  template void cross_entropy_backward<T>(T*, const T*, const T*, const int32_t*, int, int, T);  \
+#define BB_INSTANTIATE(T)                                                                          \
+  template void gemm<T>(bool, bool, int, int, int, T, const T*, int, const T*, int, T, T*, int);   \
+  template void linear_forward<T>(T*, const T*, const T*, const T*, int, int, int);                \
+  template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, int);       \
+  template void embedding_forward<T>(T*, const int32_t*, const int32_t*, const T*, const T*,       \
+                                     const T*, int, int);                                          \
+  template void embedding_backward<T>(T*, T*, T*, const T*, const int32_t*, const int32_t*, int,   \
+                                      int);                                                        \
+  template void layernorm_forward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, T);       \
+  template void layernorm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*,          \
+                                      const T*, int, int);                                         \
+  template void gelu_forward<T>(T*, const T*, int64_t);                                            \
+  template void gelu_backward<T>(T*, const T*, const T*, int64_t);                                 \
+  template void add_inplace<T>(T*, const T*, int64_t);                                             \
+  template void dropout_forward<T>(T*, T*, const T*, const int64_t*, int, int, float,              \
+                                   const uint64_t*);                                               \
+  template void dropout_backward<T>(T*, const T*, const T*, int64_t);                              \
+  template void gather_rows<T>(T*, const T*, const int32_t*, int, int);                            \
+  template void scatter_rows<T>(T*, const T*, const int32_t*, int, int, int);                      \
+  template void fill_zero<T>(T*, int64_t);                                                         \
+  template void attention_function_forward<T>(T*, const T*, const uint8_t*, int, int,              \
+                                              AttentionFunction, T, T);                            \
+  template void attention_function_backward<T>(T*, T*, T*, const T*, const T*, const T*,           \
+                                               const uint8_t*, int, int, AttentionFunction, T, T); \
+  template void head_values_effective<T>(T*, T*, const T*, const T*, int);                         \
+  template void head_values_raw_grads<T>(T*, T*, const T*, const T*, const T*, const T*, int,      \
+                                         bool, bool);                                              \
+  template void attention_forward<T>(T*, T*, T*, T*, const T*, const AttentionShape&,              \
+                                     AttentionFunction, const T*, const T*, float,                 \
+                                     const uint64_t*);                                             \
+  template void attention_backward<T>(T*, T*, T*, T*, const T*, const T*, const T*, const T*,      \
+                                      const T*, const AttentionShape&, AttentionFunction,          \
+                                      const T*, const T*);                                         \
+  template void cross_entropy_forward<T>(T*, T*, const T*, const int32_t*, int, int);              \
+  template void cross_entropy_backward<T>(T*, const T*, const T*, const int32_t*, int, int, T);    \
   template void target_log_probs<T>(T*, const T*, const int32_t*, int, int);
 BB_INSTANTIATE(float)
 BB_INSTANTIATE(double)

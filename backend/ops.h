@@ -15,7 +15,7 @@
 #pragma once
 #include <cstdint>
 
-#include "backend/scoring.h"
+#include "backend/attention_function.h"
 
 namespace bb::ops {
 
@@ -92,10 +92,11 @@ void scatter_rows(T* dx, const T* d, const int32_t* rows, int M, int N, int C);
 template <typename T>
 void fill_zero(T* p, int64_t n);
 
-// ---- Attention scoring over rows of scores -----------------------------------------------------
+// ---- Attention functions over rows of scores --------------------------------------------------
 // P(R,L) = scoring(S(R,L)) row-wise over keys with key_valid[j] != 0 (null: all valid); masked
 // keys get P = 0 exactly and never pass through the function. v0, v1: the head's effective
-// trainable values (backend/scoring.h, head_value_count; ignored by functions without them).
+// trainable values (backend/attention_function.h, head_value_count; ignored by functions without
+// them).
 //   softmax:    P_j = exp(s_j) / sum_k exp(s_k)
 //   ssa:        t_j = sign(s_j) n log1p(b |s_j|); P = softmax(t), max of t subtracted  (v0 b, v1 n)
 //   softmax_t:  P = softmax(s / tau)                                                  (v0 tau)
@@ -106,15 +107,16 @@ void fill_zero(T* p, int64_t n);
 //   cosformer:  P_rj = s_rj c_rj / max(sum_j s_rj c_rj, 1e-6), c_rj = cos(pi (r - j) / (2M)) with
 //               row r the query at position r and M the number of valid keys (s >= 0 expected)
 template <typename T>
-void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T v0,
-                     T v1);
+void attention_function_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L,
+                                AttentionFunction kind, T v0, T v1);
 // dS(R,L) =; dv0 += dL/dv0, dv1 += dL/dv1 (functions with trainable values; both may be null).
 // Masked keys: dS = 0 and no contribution to dv0, dv1. Non-differentiable points take
 // PyTorch's choice: sa_softmax splits lo's and hi's gradient evenly among tied extremes and
 // passes none when the extreme is 0.
 template <typename T>
-void scoring_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
-                      const uint8_t* key_valid, int R, int L, Scoring kind, T v0, T v1);
+void attention_function_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
+                                 const uint8_t* key_valid, int R, int L, AttentionFunction kind,
+                                 T v0, T v1);
 
 // Trainable values are stored raw and made effective here: v0(H) = exp(raw0) (ssa b, softmax_t
 // tau), v1(H) = 1 + exp(raw1) (ssa n; skipped when raw1 is null).
@@ -140,15 +142,14 @@ struct AttentionShape {
 // none).
 template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& shape,
-                       Scoring kind, const T* v0_head, const T* v1_head, float dropout_p,
+                       AttentionFunction kind, const T* v0_head, const T* v1_head, float dropout_p,
                        const uint64_t* key);
 // dqkv(N,3C) =; dv0_head, dv1_head (H) += (functions with trainable values; may be null).
 // scratch: 2*H*B elements.
 template <typename T>
-void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scratch, const T* dctx,
-                        const T* qkv, const T* S, const T* P, const T* mask,
-                        const AttentionShape& shape, Scoring kind, const T* v0_head,
-                        const T* v1_head);
+void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scratch, const T* dctx, const T* qkv,
+                        const T* S, const T* P, const T* mask, const AttentionShape& shape,
+                        AttentionFunction kind, const T* v0_head, const T* v1_head);
 
 // ---- MLM cross-entropy over M scored rows ------------------------------------------------------
 // Rows with target < 0 are ignored (the padding rows of a fixed-shape CUDA step): K = the other

@@ -125,7 +125,7 @@ void bench_train(const BenchArgs& a) {
   BB_CHECK(a.batch >= dp.ranks, "--batch {} is smaller than the {} data-parallel ranks", a.batch,
            dp.ranks);
   Config c = preset(a.preset);
-  c.scoring = parse_scoring(a.attention);
+  c.attention = parse_attention_function(a.attention);
   const MaskingOptions masking{.vocab_size = c.vocab_size};
   const int pool = 64;  // batches made before timing starts
   std::vector<Batch> batches(pool);
@@ -282,13 +282,13 @@ void bench_tokenizer(const BenchArgs& a) {
   fmt::print("{}\n", out.dump());
 }
 
-// Scoring throughput on Zorro-like sentences (7 to 14 tokens incl. <s>, </s>, mean 10.5, as
-// Zorro's 2,000-pair paradigms average 6 to 11 words plus punctuation) with a random model.
+// AttentionFunction throughput on Zorro-like sentences (7 to 14 tokens incl. <s>, </s>, mean 10.5,
+// as Zorro's 2,000-pair paradigms average 6 to 11 words plus punctuation) with a random model.
 void bench_score(const BenchArgs& a) {
   set_threads(a.threads);
   const Device device = bench_device(a);
   Config c = preset(a.preset);
-  c.scoring = parse_scoring(a.attention);
+  c.attention = parse_attention_function(a.attention);
   Scorer scorer(c, 1, a.batch_tokens, device);
   const Method m = parse_method(a.method);
   std::vector<std::vector<int32_t>> sents;
@@ -337,8 +337,7 @@ void add_bench(CLI::App& app) {
       ->check(CLI::IsMember({"train", "score", "gemm", "tokenizer"}));
   cmd->add_option("--preset", a->preset, "Model preset: babyberta, small, tiny")
       ->capture_default_str();
-  cmd->add_option("--attention", a->attention, kAttentionHelp)
-      ->capture_default_str();
+  cmd->add_option("--attention", a->attention, attention_function_help())->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")
       ->transform(thread_count())
       ->capture_default_str();
@@ -362,7 +361,8 @@ void add_bench(CLI::App& app) {
       ->capture_default_str()
       ->check(count_in(1, 1000));
   cmd->add_option("--corpus", a->corpus, "Corpus for bench tokenizer");
-  cmd->add_option("--method", a->method, "Scoring method for bench score")->capture_default_str();
+  cmd->add_option("--method", a->method, "AttentionFunction method for bench score")
+      ->capture_default_str();
   cmd->add_option("--vocab-size", a->vocab_size, "Vocabulary for bench tokenizer")
       ->check(count_in(16, 1000000))
       ->capture_default_str();

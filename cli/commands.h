@@ -18,11 +18,6 @@ struct Interrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// --help of every --attention option (train, bench, experiment takes a comma-separated list).
-inline constexpr const char* kAttentionHelp =
-    "Attention scoring: softmax, ssa, softmax-t, sparsemax, entmax15, sa-softmax (its rows do not "
-    "sum to 1), cosformer";
-
 void add_bench(CLI::App& app);
 void add_info(CLI::App& app);
 void add_attention(CLI::App& app);

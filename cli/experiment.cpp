@@ -234,7 +234,7 @@ void run_experiment(ExperimentArgs a) {
   if (world.active() && world.rank != 0) return serve_jobs();
   usable_device(a.device);  // fail before any child process starts: device, names, files
   const std::vector<std::string> functions = split_list(a.attention, "--attention");
-  for (const auto& att : functions) parse_scoring(att);
+  for (const auto& att : functions) parse_attention_function(att);
   preset(a.preset);
   BB_CHECK(a.first_seed <= a.seeds, "--first-seed {} is above --seeds {}: no seed to run",
            a.first_seed, a.seeds);
@@ -291,7 +291,7 @@ void add_experiment(CLI::App& app) {
   cmd->add_option("--suite", a->suite, "Probing suite (directory or file)")->required();
   cmd->add_option("--out", a->out, "Experiment directory")->required();
   cmd->add_option("--attention", a->attention,
-                  std::string("Comma-separated list of: ") + kAttentionHelp)
+                  "Comma-separated list of " + attention_function_help())
       ->capture_default_str();
   cmd->add_option("--seeds", a->seeds, "Seeds per attention function (1..K)")
       ->check(count_in(1, 1000))->capture_default_str();

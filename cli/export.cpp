@@ -43,7 +43,7 @@ void run_export(const fs::path& model, const fs::path& out) {
            out.string());
   remove_stale_temporaries(out);  // FILE.tmp.PID of an export killed mid-way (Ctrl-C)
   json config = to_json(c);
-  if (c.scoring != Scoring::softmax) {  // HF's RoBERTa cannot run it: our classes do
+  if (c.attention != AttentionFunction::softmax) {  // HF's RoBERTa cannot run it: our classes do
     config["model_type"] = "babyberta";
     config["architectures"] = {"BabyBertaForMaskedLM"};
     config["auto_map"] = {{"AutoConfig", "modeling_babyberta.BabyBertaConfig"},

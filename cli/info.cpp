@@ -24,13 +24,12 @@ void add_info(CLI::App& app) {
                c.layers, c.heads, c.hidden, c.ffn, c.vocab_size, c.max_tokens());
     fmt::print("parameters {}\n", model.layout().total);
     if (auto last = latest_checkpoint(*dir)) fmt::print("checkpoint {}\n", last->string());
-    // The trained values of the scoring function, per layer and head (ssa: b, n; softmax-t: τ).
-    const int values = head_value_count(c.scoring);
-    const char* names[2] = {c.scoring == Scoring::softmax_t ? "τ" : "b", "n"};
-    for (int l = 0; l < c.layers && values > 0; ++l) {
+    // The attention function's trained values, per layer and head (ssa: b, n; softmax-t: τ).
+    const AttentionFunctionSpec& f = attention_function_spec(c.attention);
+    for (int l = 0; l < c.layers && f.value_count > 0; ++l) {
       fmt::print("layer {} ", l);
-      for (int slot = 0; slot < values; ++slot) {
-        fmt::print("{} {}:", slot ? "  " : "", names[slot]);
+      for (int slot = 0; slot < f.value_count; ++slot) {
+        fmt::print("{} {}:", slot ? "  " : "", f.values[size_t(slot)].name);
         for (int h = 0; h < c.heads; ++h) fmt::print(" {:.4f}", model.head_value(l, h, slot));
       }
       fmt::print("\n");

@@ -40,7 +40,10 @@ int main(int argc, char** argv) {
   if (const std::string bad = bb::unsupported_blas_core(); !bad.empty())
     return bb::cli::report_error("error: " + bad, 1);  // else SIGILL at the first product
   const bb::mpi::FinalizeAtExit mpi_finalize;  // MPI starts later, only under mpirun or srun
-  CLI::App app{"babyberta.cpp: BabyBERTa-style masked language models with softmax or SSA attention"};
+  CLI::App app{
+      "babyberta.cpp: BabyBERTa-style masked language models with a switchable attention "
+      "function (" +
+      bb::attention_function_names() + ")"};
   app.require_subcommand(1);
   app.get_formatter()->column_width(36);
   bb::cli::add_train(app);

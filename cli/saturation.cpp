@@ -58,7 +58,7 @@ SaturationCurves model_curves(const std::string& dir, const std::vector<std::str
   SaturationCurves curves;
   curves.name = dir;
   curves.label = c.label();
-  curves.kind = c.scoring;
+  curves.kind = c.attention;
   curves.layers.assign(c.layers, std::vector<HeadSaturation>(c.heads, saturation_head(st)));
   const int tasks = c.layers * c.heads;
 #pragma omp parallel for schedule(dynamic, 1)
@@ -71,7 +71,7 @@ SaturationCurves model_curves(const std::string& dir, const std::vector<std::str
       const int L = sent.length();
       const float* block = sent.scores_of(l, h, c.heads);
       S.assign(block, block + int64_t(L) * L);
-      add_score_block(acc, S, L, c.scoring, att.v0[t], att.v1[t], st,
+      add_score_block(acc, S, L, c.attention, att.v0[t], att.v1[t], st,
                       (uint64_t(s) * c.layers + l) * c.heads + h);
     }
     acc.finish();
@@ -104,7 +104,8 @@ void run(SaturationArgs a) {
   std::vector<SaturationCurves> curves;
   if (a.analytic) {
     for (const auto& name : split_list(a.attention, "--attention"))
-      curves.push_back(analytic_saturation(parse_scoring(name), a.length, a.sentences, a.settings));
+      curves.push_back(
+          analytic_saturation(parse_attention_function(name), a.length, a.sentences, a.settings));
     const std::string described = fmt::format(
         "Analytic: {} blocks of {} random rows of {} keys per function, N(0, 1) scores "
         "(cosFormer: relu(q) relu(k)^T of N(0, 1) features of 16 dimensions), default values "

@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--corpus", a.corpus, "Training corpus, one utterance per line")->required();
   cmd->add_option("--out", a.out, "Output (model) directory")->required();
-  cmd->add_option("--attention", a.attention, kAttentionHelp)->capture_default_str();
+  cmd->add_option("--attention", a.attention, attention_function_help())->capture_default_str();
   cmd->add_option("--preset", a.preset, "Model size: babyberta, small, tiny")->capture_default_str();
   cmd->add_option("--recipe", a.recipe,
                   "Training recipe: babyberta (BabyBERTa's) or ssa-paper (the SSA paper's HF "
@@ -187,7 +187,7 @@ Config model_config(const TrainArgs& a, const Tokenizer& tok) {
   Config config = preset(a.preset);
   if (a.layer_norm_eps > 0) config.layer_norm_eps = a.layer_norm_eps;
   config.vocab_size = tok.vocab_size();
-  config.scoring = parse_scoring(a.attention);
+  config.attention = parse_attention_function(a.attention);
   config.ssa = a.ssa;
   config.temperature = a.temperature;
   config.hidden_dropout = config.attention_dropout = a.dropout;

@@ -16,12 +16,12 @@ find_package(CUDAToolkit REQUIRED)
 
 add_library(bb_cuda STATIC
   backend/cuda/device.cpp backend/cuda/linear.cu backend/cuda/embedding.cu
-  backend/cuda/layernorm.cu backend/cuda/activation.cu backend/cuda/dropout.cu backend/cuda/scoring.cu
-  backend/cuda/attention.cu backend/cuda/loss.cu backend/cuda/adamw.cu backend/cuda/rows.cu)
+  backend/cuda/layernorm.cu backend/cuda/activation.cu backend/cuda/dropout.cu
+  backend/cuda/attention_function.cu   backend/cuda/attention.cu backend/cuda/loss.cu backend/cuda/adamw.cu backend/cuda/rows.cu)
 target_include_directories(bb_cuda PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(bb_cuda PUBLIC CUDA::cudart CUDA::cublas bb_common)
 target_compile_definitions(bb_cuda PUBLIC BABYBERTA_HAVE_CUDA=1)
-target_compile_options(bb_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>
+target_compile_options(bb_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Werror=switch>
                        $<$<COMPILE_LANGUAGE:CXX>:${BB_WARNINGS}>)
 # backend/ops.cpp routes each op to backend/cpu or to these when the current device is CUDA.
 target_link_libraries(bb_backend PUBLIC bb_cuda)

@@ -27,53 +27,27 @@ Config preset(const std::string& name) {
   fail("unknown preset '{}' (expected babyberta, small or tiny)", name);
 }
 
-std::string scoring_name(Scoring s) {
-  switch (s) {
-    case Scoring::softmax: return "softmax";
-    case Scoring::ssa: return "ssa";
-    case Scoring::softmax_t: return "softmax-t";
-    case Scoring::sparsemax: return "sparsemax";
-    case Scoring::entmax15: return "entmax15";
-    case Scoring::sa_softmax: return "sa-softmax";
-    case Scoring::cosformer: return "cosformer";
-  }
-  return "?";
-}
-
-std::string scoring_names() {
-  std::vector<std::string> names;
-  for (Scoring s : kAllScorings) names.push_back(scoring_name(s));
-  return fmt::format("{}", fmt::join(names, ", "));
-}
-
-Scoring parse_scoring(const std::string& s) {
-  for (Scoring k : kAllScorings)
-    if (s == scoring_name(k)) return k;
-  fail("unknown attention scoring '{}' (expected one of {})", s, scoring_names());
-}
-
 std::string Config::label() const {
   std::vector<std::string> parts;
-  auto add = [&](const char* name, double value, double by_default, bool frozen) {
+  auto add = [&](std::string_view name, double value, double by_default, bool frozen) {
     if (value != by_default || frozen)
       parts.push_back(fmt::format("{}={:g}{}", name, value, frozen ? " frozen" : ""));
   };
-  if (scoring == Scoring::ssa) {
-    add("b", ssa.b_init, SsaSettings{}.b_init, ssa.freeze_b);
-    add("n", ssa.n_init, SsaSettings{}.n_init, ssa.freeze_n);
-  } else if (scoring == Scoring::softmax_t) {
-    add("τ", temperature.init, TemperatureSettings{}.init, temperature.freeze);
+  const AttentionFunctionSpec& f = attention_function_spec(attention);
+  for (int slot = 0; slot < f.value_count; ++slot) {
+    const HeadValueSpec& v = f.values[size_t(slot)];
+    add(v.name, head_value_init(slot), v.init, head_value_frozen(slot));
   }
-  if (parts.empty()) return scoring_name(scoring);
-  return fmt::format("{}({})", scoring_name(scoring), fmt::join(parts, ", "));
+  if (parts.empty()) return std::string(f.name);
+  return fmt::format("{}({})", f.name, fmt::join(parts, ", "));
 }
 
 int64_t parameter_count(const Config& c) {
   const int64_t V = c.vocab_size, C = c.hidden, F = c.ffn, P = c.max_positions, H = c.heads;
-  const int64_t per_layer = 4 * C * C + 4 * C  // q, k, v, output projections
+  const int64_t per_layer = 4 * C * C + 4 * C    // q, k, v, output projections
                             + 2 * F * C + F + C  // feed-forward
                             + 4 * C              // two LayerNorms
-                            + head_value_count(c.scoring) * H;
+                            + head_value_count(c.attention) * H;
   return (V + P + 1) * C + 2 * C               // embeddings + LayerNorm
          + int64_t(c.layers) * per_layer + C * C + 3 * C + V;  // layers, LM head
 }
@@ -145,18 +119,18 @@ json to_json(const Config& c) {
       {"unk_token_id", c.unk_id},
       {"bos_token_id", c.bos_id},
       {"eos_token_id", c.eos_id},
-      {"attention_scoring", scoring_name(c.scoring)},
+      {"attention_scoring", attention_function_name(c.attention)},
       {"tokenizer", c.tokenizer},
       {"babyberta_format_version", kFormatVersion},
   };
   // The settings of the function in use only (older files hold ssa_* for every function; they
   // are still read).
-  if (c.scoring == Scoring::ssa) {
+  if (c.attention == AttentionFunction::ssa) {
     j["ssa_b_init"] = c.ssa.b_init;
     j["ssa_n_init"] = c.ssa.n_init;
     j["ssa_freeze_b"] = c.ssa.freeze_b;
     j["ssa_freeze_n"] = c.ssa.freeze_n;
-  } else if (c.scoring == Scoring::softmax_t) {
+  } else if (c.attention == AttentionFunction::softmax_t) {
     j["softmax_t_temperature_init"] = c.temperature.init;
     j["softmax_t_freeze_temperature"] = c.temperature.freeze;
   }
@@ -238,7 +212,7 @@ Config config_from_json(const json& j, const std::string& where) {
   std::string scoring = "softmax";
   f.get("attention_scoring", scoring);
   try {
-    c.scoring = parse_scoring(scoring);
+    c.attention = parse_attention_function(scoring);
   } catch (const Error& e) {
     fail("{}: {}", where, e.what());
   }

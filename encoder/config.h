@@ -1,24 +1,23 @@
-// Model configuration: HF RobertaConfig fields plus the attention scoring function and its
+// Model configuration: HF RobertaConfig fields plus the attention function and its
 // settings. Presets: babyberta (the paper's), small and tiny (tests, demos).
 #pragma once
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include "backend/scoring.h"
+#include "backend/attention_function.h"
 
 namespace bb {
 
 struct SsaSettings {
-  double b_init = 1.0;  // b = exp(beta) > 0
-  double n_init = 1.5;  // n = 1 + exp(nu) > 1
+  double b_init = attention_function_spec(AttentionFunction::ssa).values[0].init;  // b = e^beta > 0
+  double n_init = attention_function_spec(AttentionFunction::ssa).values[1].init;  // n = 1 + e^nu
   bool freeze_b = false;
   bool freeze_n = false;  // SSA-1.5 / SSA-2 of the paper freeze n
 };
 
 struct TemperatureSettings {  // softmax-t: softmax(s / tau), tau = exp(theta) > 0 per head
-  double init = 1.0;
+  double init = attention_function_spec(AttentionFunction::softmax_t).values[0].init;
   bool freeze = false;
 };
 
@@ -34,15 +33,20 @@ struct Config {
   double attention_dropout = 0.1;
   double init_std = 0.02;  // truncated normal at +-2 std
   int mask_id = 0, pad_id = 1, unk_id = 2, bos_id = 3, eos_id = 4;
-  Scoring scoring = Scoring::softmax;
+  AttentionFunction attention = AttentionFunction::softmax;  // config.json: attention_scoring
   SsaSettings ssa;                  // config.json: ssa_* (written for ssa models)
   TemperatureSettings temperature;  // config.json: softmax_t_* (written for softmax-t models)
   nlohmann::json tokenizer = nlohmann::json::object();  // normalisation settings (tokenizer/)
 
   int max_tokens() const { return max_positions - pad_id - 1; }
-  // Whether trainable scoring value `slot` (backend/scoring.h, head_value_count) stays fixed.
+  // Trainable value `slot` of the attention function (backend/attention_function.h,
+  // head_value_count): its initial (effective) value and whether it stays fixed.
+  double head_value_init(int slot) const {
+    if (attention == AttentionFunction::softmax_t) return temperature.init;
+    return slot == 0 ? ssa.b_init : ssa.n_init;
+  }
   bool head_value_frozen(int slot) const {
-    if (scoring == Scoring::softmax_t) return temperature.freeze;
+    if (attention == AttentionFunction::softmax_t) return temperature.freeze;
     return slot == 0 ? ssa.freeze_b : ssa.freeze_n;
   }
   // "softmax", "ssa", "ssa(n=2 frozen)", "softmax-t(τ=2 frozen)", "sparsemax", ...: the function,
@@ -71,11 +75,6 @@ inline constexpr double kMinTemperature = 1e-3, kMaxTemperature = 1e3;
 int64_t parameter_count(const Config& c);
 
 Config preset(const std::string& name);  // babyberta | small | tiny
-// The --attention / attention_scoring names: softmax ssa softmax-t sparsemax entmax15 sa-softmax
-// cosformer.
-Scoring parse_scoring(const std::string& s);
-std::string scoring_name(Scoring s);
-std::string scoring_names();  // "softmax, ssa, ..., cosformer" (for messages and --help)
 
 nlohmann::json to_json(const Config& c);
 Config config_from_json(const nlohmann::json& j, const std::string& where);

@@ -143,9 +143,9 @@ void Model<T>::zero_grads() {
 
 template <typename T>
 T Model<T>::head_value(int l, int h, int slot) const {
-  BB_CHECK(slot >= 0 && slot < head_value_count(cfg_.scoring),
-           "internal: {} has no trainable value {}", scoring_name(cfg_.scoring), slot);
-  const ParamKind kind = head_value_kind(cfg_.scoring, slot);
+  BB_CHECK(slot >= 0 && slot < head_value_count(cfg_.attention),
+           "internal: {} has no trainable value {}", attention_function_name(cfg_.attention), slot);
+  const ParamKind kind = head_value_kind(cfg_.attention, slot);
   ParamViews<T> pv(layout_, cfg_, const_cast<T*>(params.data()));
   const T* raw = slot == 0 ? pv.layers[l].head_raw0 : pv.layers[l].head_raw1;
   return T(effective_value(kind, raw[h]));
@@ -273,12 +273,12 @@ void Model<T>::run_forward() {
     const auto& w = pv.layers[l];
     T* v0 = act.head_v0 + l * H;
     T* v1 = act.head_v1 + l * H;
-    if (head_value_count(cfg_.scoring) > 0)
+    if (head_value_count(cfg_.attention) > 0)
       ops::head_values_effective<T>(v0, v1, w.head_raw0, w.head_raw1, H);
     // Self-attention: fused QKV, scores, scoring, context; dense -> dropout -> + x -> LayerNorm
     linear(a.qkv, a.x, w.qkv_w, w.qkv_b, N, C, 3 * C);
     ops::attention_forward<T>(a.context, a.scores, a.probs, a.probs_mask, a.qkv, shape,
-                              cfg_.scoring, v0, v1, p_att, key(1 + 3 * l));
+                              cfg_.attention, v0, v1, p_att, key(1 + 3 * l));
     if (observer_) observer_(l, a.scores, a.probs);
     // Only the scored rows of the last layer reach the LM head: after its attention (which needs
     // every row's keys and values) the last layer continues at those R = M rows only. Their
@@ -381,12 +381,12 @@ void Model<T>::backward() {
     T* dv0 = act.d_head_values;
     T* dv1 = act.d_head_values + H;
     ops::fill_zero<T>(dv0, 2 * H);
-    ops::attention_backward<T>(act.d_qkv, dv0, dv1, act.att_partial, dctx, a.qkv, a.scores,
-                               a.probs, a.probs_mask, shape, cfg_.scoring, act.head_v0 + l * H,
+    ops::attention_backward<T>(act.d_qkv, dv0, dv1, act.att_partial, dctx, a.qkv, a.scores, a.probs,
+                               a.probs_mask, shape, cfg_.attention, act.head_v0 + l * H,
                                act.head_v1 + l * H);
     ops::linear_backward<T>(dx_in, gw.qkv_w, gw.qkv_b, act.d_qkv, a.x, w.qkv_w, N, C, 3 * C);
     ops::add_inplace<T>(dx_in, dresid, NC);
-    if (head_value_count(cfg_.scoring) > 0)  // chain rule to the raw values (b, tau: e^raw)
+    if (head_value_count(cfg_.attention) > 0)  // chain rule to the raw values (b, tau: e^raw)
       ops::head_values_raw_grads<T>(gw.head_raw0, gw.head_raw1, dv0, dv1, act.head_v0 + l * H,
                                     act.head_v1 + l * H, H, cfg_.head_value_frozen(0),
                                     cfg_.head_value_frozen(1));

@@ -83,8 +83,8 @@ const Spec<LayerSlot<T>> kTemperature[] = {
 // The per-layer trainable values of c's scoring function (empty: none).
 template <typename T>
 std::span<const Spec<LayerSlot<T>>> head_value_specs(const Config& c) {
-  if (c.scoring == Scoring::ssa) return kSsa<T>;
-  if (c.scoring == Scoring::softmax_t) return kTemperature<T>;
+  if (c.attention == AttentionFunction::ssa) return kSsa<T>;
+  if (c.attention == AttentionFunction::softmax_t) return kTemperature<T>;
   return {};
 }
 
@@ -128,8 +128,8 @@ double raw_value(ParamKind k, double effective) {
 
 double effective_lower_bound(ParamKind k) { return k == ParamKind::ssa_n ? 1 : 0; }
 
-ParamKind head_value_kind(Scoring s, int slot) {
-  if (s == Scoring::softmax_t) return ParamKind::temperature;
+ParamKind head_value_kind(AttentionFunction s, int slot) {
+  if (s == AttentionFunction::softmax_t) return ParamKind::temperature;
   return slot == 0 ? ParamKind::ssa_b : ParamKind::ssa_n;
 }
 

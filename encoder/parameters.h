@@ -26,7 +26,7 @@ double raw_value(ParamKind k, double effective);
 double effective_lower_bound(ParamKind k);
 // The kind of a scoring function's trainable value `slot` (ssa: ssa_b, ssa_n; softmax-t:
 // temperature).
-ParamKind head_value_kind(Scoring s, int slot);
+ParamKind head_value_kind(AttentionFunction s, int slot);
 
 struct ParamTensor {
   std::string name;

@@ -49,7 +49,7 @@ ModelAttention read_attention(const fs::path& model_dir, const std::vector<std::
   cap.inference_only = true;
   Model<float> model(c, cap);
   load_model_weights(model_dir, model);
-  const int values = head_value_count(c.scoring);
+  const int values = head_value_count(c.attention);
   for (int l = 0; l < c.layers; ++l)
     for (int h = 0; h < H; ++h) {
       a.v0.push_back(values > 0 ? double(model.head_value(l, h, 0)) : 0.0);
@@ -113,7 +113,7 @@ nlohmann::json attention_json(const ModelAttention& a) {
     sentences.push_back({{"tokens", s.pieces}, {"weights", std::move(layers)}});
   }
   return {{"model", fs::absolute(a.model).string()},
-          {"attention_scoring", scoring_name(c.scoring)},
+          {"attention_scoring", attention_function_name(c.attention)},
           {"label", c.label()},
           {"layers", c.layers},
           {"heads", c.heads},

@@ -24,10 +24,10 @@ void divide(RowMeasures& m, double n) {
 }
 
 // P(L, L) = scoring(S) over a block (row i: query i), in double precision.
-void score_block(std::vector<double>& P, const std::vector<double>& S, int L, Scoring kind,
-                 double v0, double v1) {
+void score_block(std::vector<double>& P, const std::vector<double>& S, int L,
+                 AttentionFunction kind, double v0, double v1) {
   P.resize(S.size());
-  ops::scoring_forward<double>(P.data(), S.data(), nullptr, L, L, kind, v0, v1);
+  ops::attention_function_forward<double>(P.data(), S.data(), nullptr, L, L, kind, v0, v1);
 }
 
 }  // namespace
@@ -67,8 +67,9 @@ HeadSaturation saturation_head(const SaturationSettings& st) {
 // Rows count for the head when their weights at the model's own scores form a distribution
 // (L >= 2, sum > 0); the same rows are measured under every scale and boost. A row whose
 // magnified weights sum to 0 (sa-softmax, cosFormer) counts as max 0, entropy 0, support 0.
-void add_score_block(HeadSaturation& acc, const std::vector<double>& S, int L, Scoring kind,
-                     double v0, double v1, const SaturationSettings& st, uint64_t block_id) {
+void add_score_block(HeadSaturation& acc, const std::vector<double>& S, int L,
+                     AttentionFunction kind, double v0, double v1, const SaturationSettings& st,
+                     uint64_t block_id) {
   if (L < 2) return;
   std::vector<double> P, Sx(S.size());
   std::vector<bool> counted(L, false);
@@ -138,16 +139,17 @@ HeadSaturation SaturationCurves::layer_mean(int l) const {
   return m;
 }
 
-SaturationCurves analytic_saturation(Scoring kind, int L, int blocks,
+SaturationCurves analytic_saturation(AttentionFunction kind, int L, int blocks,
                                      const SaturationSettings& st) {
   constexpr int kFeatures = 16;
   SaturationCurves c;
-  c.name = scoring_name(kind);
+  c.name = attention_function_name(kind);
   c.label = c.name;
   c.kind = kind;
   c.analytic = true;
-  const double v0 = kind == Scoring::ssa ? 1.0 : kind == Scoring::softmax_t ? 1.0 : 0.0;
-  const double v1 = kind == Scoring::ssa ? 1.5 : 0.0;
+  const AttentionFunctionSpec& f = attention_function_spec(kind);  // its default values
+  const double v0 = f.value_count > 0 ? f.values[0].init : 0.0;
+  const double v1 = f.value_count > 1 ? f.values[1].init : 0.0;
   HeadSaturation acc = saturation_head(st);
   std::vector<double> S(int64_t(L) * L), q(int64_t(L) * kFeatures), k(int64_t(L) * kFeatures);
   for (int b = 0; b < blocks; ++b) {

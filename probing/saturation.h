@@ -2,7 +2,8 @@
 // weights over a row collapse onto one key when the scores are magnified (every score times
 // lambda) or when one key's score is raised by delta. Rows are the score rows of a trained
 // model's unmodified forward pass (each layer's own rows; later layers are not re-run), or random
-// rows (analytic). Works for every function of backend/scoring.h through ops::scoring_forward:
+// rows (analytic). Works for every function of backend/attention_function.h through
+// ops::attention_function_forward:
 //   - cosFormer's weights come from ReLU features, s = relu(q) relu(k)^T: magnifying q and k by
 //     lambda multiplies s by lambda^2, which leaves its weights unchanged (its curve is flat);
 //     the boost is added to s itself.
@@ -11,13 +12,12 @@
 // Rows of a single key, and rows whose weights at the model's own scores sum to 0, have no
 // distribution and are skipped; the same rows are measured under every scale and boost.
 #pragma once
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "backend/scoring.h"
+#include "backend/attention_function.h"
 
 namespace bb {
 
@@ -51,15 +51,16 @@ bool measure_row(const double* p, int L, RowMeasures& out);
 // Adds the L query rows of one head's (L, L) score block S (row i: query i; cosFormer's
 // position) scored by `kind` with trainable values v0, v1. `block_id` makes each block's boosted
 // keys distinct and reproducible. acc must have been sized for the settings (saturation_head()).
-void add_score_block(HeadSaturation& acc, const std::vector<double>& S, int L, Scoring kind,
-                     double v0, double v1, const SaturationSettings& st, uint64_t block_id);
+void add_score_block(HeadSaturation& acc, const std::vector<double>& S, int L,
+                     AttentionFunction kind, double v0, double v1, const SaturationSettings& st,
+                     uint64_t block_id);
 HeadSaturation saturation_head(const SaturationSettings& st);
 
 // One model (or, analytic, one function at its defaults): [layer][head].
 struct SaturationCurves {
   std::string name;  // the model directory, or the function (analytic)
   std::string label;  // the attention label ("ssa", "softmax-t(τ=2 frozen)", ...)
-  Scoring kind = Scoring::softmax;
+  AttentionFunction kind = AttentionFunction::softmax;
   bool analytic = false;  // random rows: one "layer" of one "head"
   std::vector<std::vector<HeadSaturation>> layers;
   // Per layer, the mean over its heads that have rows (the curves charted); rows: their sum.
@@ -69,7 +70,7 @@ struct SaturationCurves {
 // Random rows: blocks of N(0, 1) scores, L keys, `blocks` blocks of L rows, for one function at
 // its default values (SSA b = 1, n = 1.5; softmax-t tau = 1); cosFormer's scores are
 // relu(q) relu(k)^T of N(0, 1) features of 16 dimensions.
-SaturationCurves analytic_saturation(Scoring kind, int L, int blocks,
+SaturationCurves analytic_saturation(AttentionFunction kind, int L, int blocks,
                                      const SaturationSettings& st);
 
 // saturation.json (settings, every model's per-head and per-layer curves), saturation.csv (one

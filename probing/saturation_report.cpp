@@ -44,11 +44,11 @@ std::string saturating_scale(const HeadSaturation& h, const SaturationSettings& 
   return "never";
 }
 
-std::string note_for(Scoring kind) {
-  if (kind == Scoring::cosformer)
+std::string note_for(AttentionFunction kind) {
+  if (kind == AttentionFunction::cosformer)
     return "cosFormer: q and k magnified by λ (its scores by λ²), which leaves its weights "
            "unchanged; the boost is added to its ReLU-feature score.";
-  if (kind == Scoring::sa_softmax)
+  if (kind == AttentionFunction::sa_softmax)
     return "sa-softmax: measures on each row renormalised to 1; `row sum` is the raw sum.";
   return "";
 }
@@ -71,7 +71,7 @@ json saturation_json(const std::vector<SaturationCurves>& models, const Saturati
     }
     out["models"].push_back({{"name", m.name},
                              {"label", m.label},
-                             {"attention_scoring", scoring_name(m.kind)},
+                             {"attention_scoring", attention_function_name(m.kind)},
                              {"note", note_for(m.kind)},
                              {"layers", std::move(layers)}});
   }

@@ -1,4 +1,4 @@
-// Scoring sentences with a trained model, as the probing literature does:
+// AttentionFunction sentences with a trained model, as the probing literature does:
 //   holistic (BabyBERTa/UnMasked): the unmasked sentence; score = mean cross-entropy of every
 //     token incl. <s> and </s> at its own position (lower is better).
 //   pll (Salazar et al. 2020): each token but <s>, </s> masked once; score = summed log-prob

@@ -7,10 +7,10 @@
 namespace bb::test {
 
 // A model small enough for finite differences over every parameter tensor.
-inline Config micro_config(Scoring scoring) {
+inline Config micro_config(AttentionFunction scoring) {
   Config c = preset("tiny");
   c.vocab_size = 24, c.hidden = 8, c.heads = 2, c.ffn = 12, c.layers = 2, c.max_positions = 14;
-  c.scoring = scoring;
+  c.attention = scoring;
   c.ssa.b_init = 0.8, c.ssa.n_init = 1.7;
   c.init_std = 0.4;  // large weights: attention far from uniform, every path exercised
   return c;

@@ -25,7 +25,7 @@ T* scratch(Buffer<T>& buf, int64_t n) {
 
 // The head's trainable values (0 where the function has fewer).
 template <typename T>
-void head_values(T& v0, T& v1, Scoring kind, const T* v0_head, const T* v1_head, int h) {
+void head_values(T& v0, T& v1, AttentionFunction kind, const T* v0_head, const T* v1_head, int h) {
   v0 = head_value_count(kind) > 0 ? v0_head[h] : T(0);
   v1 = head_value_count(kind) > 1 ? v1_head[h] : T(0);
 }
@@ -52,8 +52,8 @@ Task task_of(const AttentionShape& sh, int task) {
 
 template <typename T, int D>
 void head_forward(const Task& t, T* ctx, T* S, T* P, T* mask, const T* qkv,
-                  const AttentionShape& sh, Scoring kind, const T* v0_head, const T* v1_head,
-                  float dropout_p, const uint64_t* key) {
+                  const AttentionShape& sh, AttentionFunction kind, const T* v0_head,
+                  const T* v1_head, float dropout_p, const uint64_t* key) {
   const int H = sh.H, C = sh.C, d = C / H, L = t.L, ld = 3 * C;
   const HeadProducts<T, D> hp{d};
   HeadRows<const T> q{qkv + int64_t(t.off) * ld + t.h * d, ld}, k{q.base + C, ld};
@@ -68,7 +68,7 @@ void head_forward(const Task& t, T* ctx, T* S, T* P, T* mask, const T* qkv,
   hp.scores(S + t.at, q, k, L, scale);
   T v0, v1;
   head_values(v0, v1, kind, v0_head, v1_head, t.h);
-  scoring_forward<T>(P + t.at, S + t.at, nullptr, L, L, kind, v0, v1);
+  attention_function_forward<T>(P + t.at, S + t.at, nullptr, L, L, kind, v0, v1);
   T* m = mask + t.at;
   if (dropout_p > 0) {
     for (int i = 0; i < L; ++i)
@@ -84,8 +84,8 @@ void head_forward(const Task& t, T* ctx, T* S, T* P, T* mask, const T* qkv,
 }
 
 template <typename T, int D>
-void head_backward(const Task& t, T* dqkv, T* dv0, T* dv1, const T* dctx, const T* qkv,
-                   const T* S, const T* P, const T* mask, const AttentionShape& sh, Scoring kind,
+void head_backward(const Task& t, T* dqkv, T* dv0, T* dv1, const T* dctx, const T* qkv, const T* S,
+                   const T* P, const T* mask, const AttentionShape& sh, AttentionFunction kind,
                    const T* v0_head, const T* v1_head) {
   const int H = sh.H, C = sh.C, d = C / H, L = t.L, ld = 3 * C;
   const HeadProducts<T, D> hp{d};
@@ -108,7 +108,7 @@ void head_backward(const Task& t, T* dqkv, T* dv0, T* dv1, const T* dctx, const 
   for (int64_t e = 0; e < int64_t(L) * L; ++e) dp[e] *= m[e];
   T v0, v1;
   head_values(v0, v1, kind, v0_head, v1_head, t.h);
-  scoring_backward<T>(ds, dv0, dv1, dp, p, S + t.at, nullptr, L, L, kind, v0, v1);
+  attention_function_backward<T>(ds, dv0, dv1, dp, p, S + t.at, nullptr, L, L, kind, v0, v1);
   // S = a b^T scale, (a, b) = (q, k) or, for cosformer, (relu(q), relu(k)) with scale 1:
   // da_i = scale sum_j dS_ij b_j, db_j = scale sum_i dS_ij a_i
   T scale = T(1) / std::sqrt(T(d));
@@ -131,7 +131,7 @@ void head_backward(const Task& t, T* dqkv, T* dv0, T* dv1, const T* dctx, const 
 
 template <typename T>
 void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const AttentionShape& sh,
-                       Scoring kind, const T* v0_head, const T* v1_head, float dropout_p,
+                       AttentionFunction kind, const T* v0_head, const T* v1_head, float dropout_p,
                        const uint64_t* key) {
   const int d = sh.C / sh.H;
 #pragma omp parallel for schedule(dynamic, 1)
@@ -148,7 +148,7 @@ void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const Attentio
 template <typename T>
 void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scr, const T* dctx, const T* qkv,
                         const T* S, const T* P, const T* mask, const AttentionShape& sh,
-                        Scoring kind, const T* v0_head, const T* v1_head) {
+                        AttentionFunction kind, const T* v0_head, const T* v1_head) {
   const int H = sh.H, B = sh.B, d = sh.C / H;
 #pragma omp parallel for schedule(dynamic, 1)
   for (int task = 0; task < B * H; ++task) {
@@ -172,18 +172,18 @@ void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scr, const T* dctx
 }
 
 template void attention_forward<float>(float*, float*, float*, float*, const float*,
-                                       const AttentionShape&, Scoring, const float*, const float*,
-                                       float, const uint64_t*);
+                                       const AttentionShape&, AttentionFunction, const float*,
+                                       const float*, float, const uint64_t*);
 template void attention_forward<double>(double*, double*, double*, double*, const double*,
-                                        const AttentionShape&, Scoring, const double*,
+                                        const AttentionShape&, AttentionFunction, const double*,
                                         const double*, float, const uint64_t*);
 template void attention_backward<float>(float*, float*, float*, float*, const float*, const float*,
                                         const float*, const float*, const float*,
-                                        const AttentionShape&, Scoring, const float*,
+                                        const AttentionShape&, AttentionFunction, const float*,
                                         const float*);
 template void attention_backward<double>(double*, double*, double*, double*, const double*,
-                                         const double*, const double*, const double*,
-                                         const double*, const AttentionShape&, Scoring,
-                                         const double*, const double*);
+                                         const double*, const double*, const double*, const double*,
+                                         const AttentionShape&, AttentionFunction, const double*,
+                                         const double*);
 
 }  // namespace bb::cpu

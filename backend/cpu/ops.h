@@ -59,20 +59,25 @@ template <typename T> void scatter_rows(T* dx, const T* d, const int32_t* rows, 
     int C);
 template <typename T> void fill_zero(T* p, int64_t n);
 
-// scoring*.cpp (the scoring functions, their trainable values), attention.cpp
-template <typename T> void scoring_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L,
-    Scoring kind, T v0, T v1);
-template <typename T> void scoring_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P,
-    const T* S, const uint8_t* key_valid, int R, int L, Scoring kind, T v0, T v1);
+// attention_function*.cpp (the attention functions, their trainable values), attention.cpp
+template <typename T>
+void attention_function_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L,
+                                AttentionFunction kind, T v0, T v1);
+template <typename T>
+void attention_function_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
+                                 const uint8_t* key_valid, int R, int L, AttentionFunction kind,
+                                 T v0, T v1);
 template <typename T> void head_values_effective(T* v0, T* v1, const T* raw0, const T* raw1, int H);
 template <typename T> void head_values_raw_grads(T* draw0, T* draw1, const T* dv0, const T* dv1,
     const T* v0, const T* v1, int H, bool freeze0, bool freeze1);
-template <typename T> void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv,
-    const ops::AttentionShape& shape, Scoring kind, const T* v0_head, const T* v1_head,
-    float dropout_p, const uint64_t* key);
-template <typename T> void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scratch,
-    const T* dctx, const T* qkv, const T* S, const T* P, const T* mask,
-    const ops::AttentionShape& shape, Scoring kind, const T* v0_head, const T* v1_head);
+template <typename T>
+void attention_forward(T* ctx, T* S, T* P, T* mask, const T* qkv, const ops::AttentionShape& shape,
+                       AttentionFunction kind, const T* v0_head, const T* v1_head, float dropout_p,
+                       const uint64_t* key);
+template <typename T>
+void attention_backward(T* dqkv, T* dv0_head, T* dv1_head, T* scratch, const T* dctx, const T* qkv,
+                        const T* S, const T* P, const T* mask, const ops::AttentionShape& shape,
+                        AttentionFunction kind, const T* v0_head, const T* v1_head);
 
 // loss.cpp, adamw.cpp
 template <typename T> void cross_entropy_forward(T* loss, T* lse, const T* logits,

@@ -1,14 +1,14 @@
 // Multi-head self-attention over packed sequences: one block per (sequence, head) keeps the
 // sequence's keys and values in shared memory; one warp per query row computes the score row,
-// the scoring function (scoring_row.cuh), the dropout mask (the CPU's Philox draws) and the
-// context row. cosformer scores relu(q) relu(k)^T without 1/sqrt(d). Stores S, P and the mask
+// the scoring function (attention_function_row.cuh), the dropout mask (the CPU's Philox draws) and
+// the context row. cosformer scores relu(q) relu(k)^T without 1/sqrt(d). Stores S, P and the mask
 // per (b, h) as (L, L) blocks at store_at[b] + h*L*L, like backend/cpu/attention.cpp. Sequences
 // of at most kMaxLen tokens.
 #include <cmath>
 
+#include "backend/cuda/attention_function_row.cuh"
 #include "backend/cuda/kernels.cuh"
 #include "backend/cuda/ops.h"
-#include "backend/cuda/scoring_row.cuh"
 #include "backend/dropout_draw.h"
 
 namespace bb::cuda {
@@ -41,10 +41,10 @@ __device__ inline void head_values(float& v0, float& v1, int count, const float*
 
 // What the kernels need to know of a scoring function beyond its kind (host constexprs).
 struct ScoringTraits {
-  Scoring kind;
+  AttentionFunction kind;
   int value_count;  // head_value_count(kind)
   bool relu;        // scores_relu_features(kind)
-  static ScoringTraits of(Scoring k) {
+  static ScoringTraits of(AttentionFunction k) {
     return {k, head_value_count(k), scores_relu_features(k)};
   }
 };
@@ -66,7 +66,7 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
   float* qs = V + kMaxLen * kd;
   float* ps = qs + kWarps * d;
   const bool relu = fn.relu;
-  const Scoring kind = fn.kind;
+  const AttentionFunction kind = fn.kind;
   load_keys_values(K, V, qkv, off, L, h, d, C, relu);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   float* q = qs + warp * d;
@@ -87,7 +87,7 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
       pr[j] = s;
     }
     __syncwarp();
-    warp_score_row(kind, pr, pr, nullptr, L, i, v0, v1);  // scores -> weights in place
+    warp_attention_row(kind, pr, pr, nullptr, L, i, v0, v1);  // scores -> weights in place
     __syncwarp();
     const uint64_t row = attention_dropout_row(first_seq + b, H, h, i);
     for (int j = lane; j < L; j += 32) {
@@ -132,7 +132,7 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
   float* dos = V + kMaxLen * kd;
   float* dss = dos + kWarps * d;
   const bool relu = fn.relu;
-  const Scoring kind = fn.kind;
+  const AttentionFunction kind = fn.kind;
   load_keys_values(K, V, qkv, off, L, h, d, C, relu);
   const float scale = relu ? 1.f : 1.f / sqrtf(float(d));
   float v0, v1;
@@ -154,7 +154,7 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
       ds[j] = g * m[j];
     }
     __syncwarp();
-    warp_score_row_backward(kind, ds, ds, p, s, nullptr, L, i, v0, v1, acc0, acc1);  // dP -> dS
+    warp_attention_row_backward(kind, ds, ds, p, s, nullptr, L, i, v0, v1, acc0, acc1);  // dP -> dS
     __syncwarp();
     for (int j = lane; j < L; j += 32) dS_store[at + int64_t(i) * L + j] = ds[j];
     const float* qi = qkv + int64_t(off + i) * ld + h * d;
@@ -211,7 +211,7 @@ void allow_shared(Kernel k, size_t bytes) {
 }  // namespace
 
 void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
-                       const ops::AttentionShape& sh, Scoring kind, const float* v0_head,
+                       const ops::AttentionShape& sh, AttentionFunction kind, const float* v0_head,
                        const float* v1_head, float dropout_p, const uint64_t* key) {
   if (sh.B == 0) return;
   const int d = sh.C / sh.H;
@@ -225,7 +225,7 @@ void attention_forward(float* ctx, float* S, float* P, float* mask, const float*
 
 void attention_backward(float* dqkv, float* dv0_head, float* dv1_head, float* scratch,
                         const float* dctx, const float* qkv, const float* S, const float* P,
-                        const float* mask, const ops::AttentionShape& sh, Scoring kind,
+                        const float* mask, const ops::AttentionShape& sh, AttentionFunction kind,
                         const float* v0_head, const float* v1_head) {
   if (sh.B == 0) return;
   const int d = sh.C / sh.H;

@@ -45,7 +45,7 @@ __device__ inline float block_max(float v) {
 
 namespace bb::cuda {
 
-// SSA in log space: t = sign(s) n log1p(b|s|) (backend/cpu/scoring.cpp).
+// SSA in log space: t = sign(s) n log1p(b|s|) (backend/cpu/attention_function.cpp).
 __device__ inline float ssa_logit(float s, float b, float n) {
   const float a = log1pf(b * fabsf(s)) * n;
   return s < 0.f ? -a : (s > 0.f ? a : 0.f);

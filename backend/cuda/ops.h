@@ -46,20 +46,21 @@ void head_values_raw_grads(float* draw0, float* draw1, const float* dv0, const f
                            const float* v0, const float* v1, int H, bool freeze0, bool freeze1);
 
 // v0, v1: host scalars; dv0, dv1: device pointers (+=), may be null.
-void scoring_forward(float* P, const float* S, const uint8_t* key_valid, int R, int L,
-                     Scoring kind, float v0, float v1);
-void scoring_backward(float* dS, float* dv0, float* dv1, const float* dP, const float* P,
-                      const float* S, const uint8_t* key_valid, int R, int L, Scoring kind,
-                      float v0, float v1);
+void attention_function_forward(float* P, const float* S, const uint8_t* key_valid, int R, int L,
+                                AttentionFunction kind, float v0, float v1);
+void attention_function_backward(float* dS, float* dv0, float* dv1, const float* dP, const float* P,
+                                 const float* S, const uint8_t* key_valid, int R, int L,
+                                 AttentionFunction kind, float v0, float v1);
 
 // One block per (sequence, head); sequences of at most 128 tokens, head size at most 128.
 // shape.B and shape.H are host values; v0_head, v1_head, dv0_head, dv1_head are device (H) arrays.
 void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
-                       const ops::AttentionShape& shape, Scoring kind, const float* v0_head,
-                       const float* v1_head, float dropout_p, const uint64_t* key);
+                       const ops::AttentionShape& shape, AttentionFunction kind,
+                       const float* v0_head, const float* v1_head, float dropout_p,
+                       const uint64_t* key);
 void attention_backward(float* dqkv, float* dv0_head, float* dv1_head, float* scratch,
                         const float* dctx, const float* qkv, const float* S, const float* P,
-                        const float* mask, const ops::AttentionShape& shape, Scoring kind,
+                        const float* mask, const ops::AttentionShape& shape, AttentionFunction kind,
                         const float* v0_head, const float* v1_head);
 
 void cross_entropy_forward(float* loss, float* lse, const float* logits, const int32_t* targets,

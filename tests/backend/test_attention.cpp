@@ -10,7 +10,7 @@
 #include "backend/ops.h"
 #include "grad_check.h"
 
-using bb::Scoring;
+using bb::AttentionFunction;
 using bb::test::dot;
 using bb::test::fd_max_rel_error;
 using bb::test::random_vector;
@@ -43,7 +43,7 @@ Packed make_packed(const std::vector<int>& lens, int H, int C) {
 TEST_CASE("attention gradients match finite differences (qkv, trainable values; with dropout)") {
   const int H = 2, C = 6;
   const Packed pk = make_packed({1, 4, 7}, H, C);
-  for (Scoring kind : bb::kAllScorings) {
+  for (AttentionFunction kind : bb::kAllAttentionFunctions) {
     for (float p : {0.0f, 0.3f}) {
       CAPTURE(int(kind));
       CAPTURE(p);
@@ -74,7 +74,7 @@ void check_fused_against_composed(const int d) {
   const int H = 2, C = H * d, T = 5;  // T: padded length
   const std::vector<int> lens = {5, 2, 3};
   const Packed pk = make_packed(lens, H, C);
-  for (Scoring kind : bb::kAllScorings) {
+  for (AttentionFunction kind : bb::kAllAttentionFunctions) {
     CAPTURE(int(kind));
     const bool relu = bb::scores_relu_features(kind);  // cosformer: relu(q) relu(k)^T, no scale
     const auto qkv = random_vector(int64_t(pk.N()) * 3 * C, 21, -2, 2);
@@ -107,14 +107,15 @@ void check_fused_against_composed(const int d) {
             dk(T * d), dv(T * d);
         const double scale = relu ? 1.0 : 1 / std::sqrt(double(d));
         ops::gemm<double>(false, true, T, T, d, scale, q.data(), d, k.data(), d, 0, Sp.data(), T);
-        ops::scoring_forward<double>(Pp.data(), Sp.data(), valid.data(), T, T, kind, b[h], n[h]);
+        ops::attention_function_forward<double>(Pp.data(), Sp.data(), valid.data(), T, T, kind,
+                                                b[h], n[h]);
         ops::gemm<double>(false, false, T, d, T, 1, Pp.data(), T, v.data(), d, 0, o.data(), d);
         for (int i = T - 1; i >= L; --i)  // padded query rows carry no gradient
           for (int c = 0; c < d; ++c) g[i * d + c] = 0;
         ops::gemm<double>(false, true, T, T, d, 1, g.data(), d, v.data(), d, 0, dP.data(), T);
         ops::gemm<double>(true, false, T, d, T, 1, Pp.data(), T, g.data(), d, 0, dv.data(), d);
-        ops::scoring_backward<double>(dS.data(), &cdb[h], &cdn[h], dP.data(), Pp.data(), Sp.data(),
-                                      valid.data(), T, T, kind, b[h], n[h]);
+        ops::attention_function_backward<double>(dS.data(), &cdb[h], &cdn[h], dP.data(), Pp.data(),
+                                                 Sp.data(), valid.data(), T, T, kind, b[h], n[h]);
         ops::gemm<double>(false, false, T, d, T, scale, dS.data(), T, k.data(), d, 0, dq.data(), d);
         ops::gemm<double>(true, false, T, d, T, scale, dS.data(), T, q.data(), d, 0, dk.data(), d);
         for (int i = 0; i < L; ++i)
@@ -155,8 +156,10 @@ TEST_CASE("a sequence's attention does not depend on the other sequences in the 
   std::vector<double> S1(alone.store()), P1(alone.store()), M1(alone.store());
   std::vector<double> S2(batch.store()), P2(batch.store()), M2(batch.store());
   ops::attention_forward<double>(c1.data(), S1.data(), P1.data(), M1.data(), alone_qkv.data(),
-                                 alone.shape(), Scoring::ssa, b.data(), n.data(), 0.f, nullptr);
+                                 alone.shape(), AttentionFunction::ssa, b.data(), n.data(), 0.f,
+                                 nullptr);
   ops::attention_forward<double>(c2.data(), S2.data(), P2.data(), M2.data(), qkv.data(),
-                                 batch.shape(), Scoring::ssa, b.data(), n.data(), 0.f, nullptr);
+                                 batch.shape(), AttentionFunction::ssa, b.data(), n.data(), 0.f,
+                                 nullptr);
   for (int i = 0; i < 3 * C; ++i) CHECK(c1[i] == c2[5 * C + i]);
 }

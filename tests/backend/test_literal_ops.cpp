@@ -8,9 +8,9 @@
 #include "backend/on_devices.h"
 #include "backend/ops.h"
 
-using bb::Scoring;
-using bb::test::OnDevice;
+using bb::AttentionFunction;
 using bb::test::on_each_device;
+using bb::test::OnDevice;
 namespace ops = bb::ops;
 
 namespace {
@@ -28,8 +28,8 @@ void check_close(const std::vector<float>& got, const std::vector<double>& want)
 TEST_CASE("softmax of a 2x5 block") {
   on_each_device([](OnDevice& on) {
     float* P = on.zeros<float>(10);
-    ops::scoring_forward<float>(P, on.copy<float>({1, 2, 3, 4, 5, 0, 0, 0, 0, 0}), nullptr, 2, 5,
-                                Scoring::softmax, 0.f, 0.f);
+    ops::attention_function_forward<float>(P, on.copy<float>({1, 2, 3, 4, 5, 0, 0, 0, 0, 0}),
+                                           nullptr, 2, 5, AttentionFunction::softmax, 0.f, 0.f);
     // e^s / sum_k e^k, sum_k e^k = 233.20418...; an all-zero row is uniform
     check_close(on.read(P, 10), {0.011656230956039607, 0.03168492079612427, 0.0861285444362687,
                                  0.23412165725273662, 0.6364086465588308, 0.2, 0.2, 0.2, 0.2,
@@ -42,11 +42,11 @@ TEST_CASE("ssa rows with known b, n: P = f(s) / sum f, f(x) = (1 + b|x|)^(sign(x
     const float* S = on.copy<float>({2, -1, 0, 2, -2, 0, 7});
     float* P = on.zeros<float>(7);
     // b = 1, n = 1: f = [3, 1/2, 1] -> [6, 1, 2] / 9
-    ops::scoring_forward<float>(P, S, nullptr, 1, 3, Scoring::ssa, 1.f, 1.f);
+    ops::attention_function_forward<float>(P, S, nullptr, 1, 3, AttentionFunction::ssa, 1.f, 1.f);
     check_close(on.read(P, 3), {6.0 / 9, 1.0 / 9, 2.0 / 9});
     // b = 0.5, n = 3, the last key padded: f = [8, 1/8, 1] -> [64, 1, 8] / 73, padded exactly 0
-    ops::scoring_forward<float>(P + 3, S + 3, on.copy<uint8_t>({1, 1, 1, 0}), 1, 4, Scoring::ssa,
-                                0.5f, 3.f);
+    ops::attention_function_forward<float>(P + 3, S + 3, on.copy<uint8_t>({1, 1, 1, 0}), 1, 4,
+                                           AttentionFunction::ssa, 0.5f, 3.f);
     const auto p = on.read(P + 3, 4);
     check_close({p[0], p[1], p[2]}, {64.0 / 73, 1.0 / 73, 8.0 / 73});
     CHECK(p[3] == 0.f);

@@ -20,17 +20,17 @@ using namespace bb;
 using test::rel_err;
 
 namespace {
-Config tiny_config(Scoring scoring) {
+Config tiny_config(AttentionFunction scoring) {
   Config c = preset("tiny");
   c.vocab_size = 512;
-  c.scoring = scoring;
+  c.attention = scoring;
   return c;
 }
 }  // namespace
 
 TEST_CASE("one training step of tiny on CUDA equals the CPU's (all seven functions, dropout on)") {
   SKIP_WITHOUT_CUDA_DEVICE();
-  for (Scoring scoring : kAllScorings) {
+  for (AttentionFunction scoring : kAllAttentionFunctions) {
     CAPTURE(int(scoring));
     const Config c = tiny_config(scoring);
     Batch batch;
@@ -71,7 +71,7 @@ TEST_CASE("training with CUDA graphs follows the CPU step for step (all seven fu
   // Batches padded to fixed shapes, each shape run eagerly once, then captured and replayed:
   // every logged loss and gradient norm must be the CPU's.
   SKIP_WITHOUT_CUDA_DEVICE();
-  for (Scoring scoring : kAllScorings) {
+  for (AttentionFunction scoring : kAllAttentionFunctions) {
     CAPTURE(int(scoring));
     const Config c = tiny_config(scoring);
     TrainOptions o;
@@ -106,7 +106,7 @@ TEST_CASE("a CUDA-trained checkpoint scores the same on the CPU and on CUDA") {
   const Tokenizer tok = Tokenizer::load(dir.path);
   Config c = preset("tiny");
   c.vocab_size = tok.vocab_size();
-  c.scoring = Scoring::ssa;
+  c.attention = AttentionFunction::ssa;
   c.tokenizer = tok.settings();
   TrainOptions opts;
   opts.steps = 30;

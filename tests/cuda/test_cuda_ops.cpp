@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "cuda/cuda_test.h"
 
-using bb::Scoring;
+using bb::AttentionFunction;
 using bb::cuda::DeviceArray;
 using bb::test::random_floats;
 using bb::test::rel_err;
@@ -152,7 +152,7 @@ TEST_CASE("cuda scoring rows: all seven functions with masked keys") {
   const auto signed_scores = random_floats(R * L, 1, -4, 4), dP = random_floats(R * L, 2);
   auto gdP = dev(dP);
   auto gvalid = dev(valid);
-  for (Scoring kind : bb::kAllScorings) {
+  for (AttentionFunction kind : bb::kAllAttentionFunctions) {
     CAPTURE(int(kind));
     std::vector<float> S = signed_scores;
     if (bb::scores_relu_features(kind))  // cosformer scores ReLU features: >= 0
@@ -161,16 +161,17 @@ TEST_CASE("cuda scoring rows: all seven functions with masked keys") {
     std::vector<float> P(R * L), dS(R * L), db = {0.25f}, dn = {-0.5f};
     DeviceArray<float> gP(P.size()), gdS(dS.size());
     auto gdb = dev(db), gdn = dev(dn);
-    ops::scoring_forward<float>(P.data(), S.data(), valid.data(), R, L, kind, 1.3f, 1.7f);
-    cu::scoring_forward(gP.data(), gS.data(), gvalid.data(), R, L, kind, 1.3f, 1.7f);
+    ops::attention_function_forward<float>(P.data(), S.data(), valid.data(), R, L, kind, 1.3f,
+                                           1.7f);
+    cu::attention_function_forward(gP.data(), gS.data(), gvalid.data(), R, L, kind, 1.3f, 1.7f);
     const auto got = gP.download();
     CHECK(rel_err(got, P) <= kTol);
     for (int r = 0; r < R; ++r)
       for (int j = 50; j < L; ++j) CHECK(got[r * L + j] == 0.0f);  // exactly zero
-    ops::scoring_backward<float>(dS.data(), db.data(), dn.data(), dP.data(), P.data(), S.data(),
-                                 valid.data(), R, L, kind, 1.3f, 1.7f);
-    cu::scoring_backward(gdS.data(), gdb.data(), gdn.data(), gdP.data(), gP.data(), gS.data(),
-                         gvalid.data(), R, L, kind, 1.3f, 1.7f);
+    ops::attention_function_backward<float>(dS.data(), db.data(), dn.data(), dP.data(), P.data(),
+                                            S.data(), valid.data(), R, L, kind, 1.3f, 1.7f);
+    cu::attention_function_backward(gdS.data(), gdb.data(), gdn.data(), gdP.data(), gP.data(),
+                                    gS.data(), gvalid.data(), R, L, kind, 1.3f, 1.7f);
     CHECK(rel_err(gdS.download(), dS) <= kTol);
     CHECK(rel_err(gdb.download(), db) <= kTol);
     CHECK(rel_err(gdn.download(), dn) <= kTol);
@@ -188,7 +189,7 @@ TEST_CASE("cuda scoring rows on literal rows: ties, equal scores, a padded key, 
   for (const std::vector<uint8_t>& valid :
        {std::vector<uint8_t>{1, 1, 1, 1, 0}, std::vector<uint8_t>{0, 0, 0, 0, 0}}) {
     auto gvalid = dev(valid);
-    for (Scoring kind : bb::kAllScorings) {
+    for (AttentionFunction kind : bb::kAllAttentionFunctions) {
       CAPTURE(int(kind));
       CAPTURE(int(valid[0]));
       std::vector<float> S = signed_rows;
@@ -198,14 +199,16 @@ TEST_CASE("cuda scoring rows on literal rows: ties, equal scores, a padded key, 
       std::vector<float> P(R * L), dS(R * L), dv0 = {0.f}, dv1 = {0.f};
       DeviceArray<float> gP(P.size()), gdS(dS.size());
       auto gdv0 = dev(dv0), gdv1 = dev(dv1);
-      ops::scoring_forward<float>(P.data(), S.data(), valid.data(), R, L, kind, 1.3f, 1.7f);
-      cu::scoring_forward(gP.data(), gS.data(), gvalid.data(), R, L, kind, 1.3f, 1.7f);
+      ops::attention_function_forward<float>(P.data(), S.data(), valid.data(), R, L, kind, 1.3f,
+                                             1.7f);
+      cu::attention_function_forward(gP.data(), gS.data(), gvalid.data(), R, L, kind, 1.3f, 1.7f);
       const auto got = gP.download();
       for (int e = 0; e < R * L; ++e) CHECK(got[e] == doctest::Approx(P[e]).epsilon(1e-5));
-      ops::scoring_backward<float>(dS.data(), dv0.data(), dv1.data(), dP.data(), P.data(),
-                                   S.data(), valid.data(), R, L, kind, 1.3f, 1.7f);
-      cu::scoring_backward(gdS.data(), gdv0.data(), gdv1.data(), gdP.data(), gP.data(), gS.data(),
-                           gvalid.data(), R, L, kind, 1.3f, 1.7f);
+      ops::attention_function_backward<float>(dS.data(), dv0.data(), dv1.data(), dP.data(),
+                                              P.data(), S.data(), valid.data(), R, L, kind, 1.3f,
+                                              1.7f);
+      cu::attention_function_backward(gdS.data(), gdv0.data(), gdv1.data(), gdP.data(), gP.data(),
+                                      gS.data(), gvalid.data(), R, L, kind, 1.3f, 1.7f);
       const auto gotd = gdS.download();
       for (int e = 0; e < R * L; ++e) CHECK(gotd[e] == doctest::Approx(dS[e]).epsilon(1e-4));
       CHECK(gdv0.download()[0] == doctest::Approx(dv0[0]).epsilon(1e-4));
@@ -236,7 +239,7 @@ TEST_CASE("cuda attention at lengths 1, 7, 64, 128: all seven functions, with an
   auto gqkv = dev(qkv), gdctx = dev(dctx), gbh = dev(bh), gnh = dev(nh);
   const uint64_t key = 77;
   auto gkey = dev(std::vector<uint64_t>{key});
-  for (Scoring kind : bb::kAllScorings)
+  for (AttentionFunction kind : bb::kAllAttentionFunctions)
     for (float p : {0.0f, 0.1f}) {
       CAPTURE(int(kind));
       CAPTURE(p);

@@ -41,7 +41,7 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST_CASE("save -> load gives identical outputs; SSA stored as effective b and n") {
   test::TempDir dir("roundtrip");
-  const Config c = test::micro_config(Scoring::ssa);
+  const Config c = test::micro_config(AttentionFunction::ssa);
   const Batch batch = test::micro_batch();
   Model<float> a(c, test::capacity_for(batch, c.max_tokens()));
   a.init_weights(3);
@@ -64,7 +64,7 @@ TEST_CASE("save -> load gives identical outputs; SSA stored as effective b and n
 
 TEST_CASE("a tied decoder weight in the file is accepted; an unknown tensor is an error") {
   test::TempDir dir("tied");
-  const Config c = test::micro_config(Scoring::softmax);
+  const Config c = test::micro_config(AttentionFunction::softmax);
   Model<float> m(c, {1, 8, 8, 1});
   m.init_weights(1);
   save_model(dir.path, m);
@@ -89,7 +89,7 @@ TEST_CASE("a tied decoder weight in the file is accepted; an unknown tensor is a
 
 TEST_CASE("corrupt, truncated and mismatched checkpoints give one-line errors naming the file") {
   test::TempDir dir("corrupt");
-  const Config c = test::micro_config(Scoring::ssa);
+  const Config c = test::micro_config(AttentionFunction::ssa);
   Model<float> m(c, {1, 8, 8, 1});
   m.init_weights(1);
   save_model(dir.path, m);
@@ -139,7 +139,7 @@ TEST_CASE("corrupt, truncated and mismatched checkpoints give one-line errors na
 
 TEST_CASE("checkpoint directories: latest step wins, state round-trips, partial temp dirs ignored") {
   test::TempDir dir("steps");
-  const Config c = test::micro_config(Scoring::ssa);
+  const Config c = test::micro_config(AttentionFunction::ssa);
   Model<float> m(c, {1, 8, 8, 1});
   m.init_weights(1);
   OptimConfig o;
@@ -179,7 +179,7 @@ TEST_CASE("checkpoint directories: latest step wins, state round-trips, partial 
 
 TEST_CASE("safetensors: the data section's sha256 is recorded, verified, and optional") {
   test::TempDir dir("digest");
-  Model<float> m(test::micro_config(Scoring::softmax), {1, 8, 8, 1});
+  Model<float> m(test::micro_config(AttentionFunction::softmax), {1, 8, 8, 1});
   m.init_weights(1);
   save_model(dir.path, m);
   const fs::path file = dir.path / "model.safetensors";
@@ -195,7 +195,7 @@ TEST_CASE("safetensors: the data section's sha256 is recorded, verified, and opt
 
   parts.header["__metadata__"].erase(kDigestKey);  // as HF writes it: no digest, still loads
   write_file_atomic(file, test::safetensors_bytes(parts.header, parts.data));
-  Model<float> m2(test::micro_config(Scoring::softmax), {1, 8, 8, 1});
+  Model<float> m2(test::micro_config(AttentionFunction::softmax), {1, 8, 8, 1});
   CHECK_NOTHROW(load_model_weights(dir.path, m2));
   CHECK(m2.params == m.params);
 }
@@ -243,11 +243,11 @@ TEST_CASE("model directories: missing, without config.json, or with too small a 
   CHECK(error_of([&] { read_model_config(dir.path / "nope"); }) ==
         (dir.path / "nope").string() + ": no such model directory");
   CHECK(error_of([&] { read_model_config(dir.path); }).find("not a model directory (no config.json)") != std::string::npos);
-  Model<float> m(test::micro_config(Scoring::softmax), {1, 8, 8, 1});
+  Model<float> m(test::micro_config(AttentionFunction::softmax), {1, 8, 8, 1});
   m.init_weights(1);
   save_model(dir.path, m);
   CHECK(read_model_config(dir.path).hidden == 8);
-  Config big = test::micro_config(Scoring::softmax);
+  Config big = test::micro_config(AttentionFunction::softmax);
   big.layers = 1000;
   write_config(dir.path / "config.json", big);
   CHECK(error_of([&] { read_model_config(dir.path); }).find("but " + (dir.path / "model.safetensors").string() + " has only") != std::string::npos);
@@ -281,7 +281,7 @@ TEST_CASE("failed writes leave no temporaries; stale ones of crashed runs are re
 
 TEST_CASE("a checkpoint that fails mid-write (disk full) leaves no temporaries behind") {
   test::TempDir dir("diskfull");
-  const Config c = test::micro_config(Scoring::softmax);
+  const Config c = test::micro_config(AttentionFunction::softmax);
   Model<float> m(c, {1, 8, 8, 1});
   m.init_weights(1);
   AdamW opt(m.layout(), c, OptimConfig{});

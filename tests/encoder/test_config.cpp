@@ -24,22 +24,23 @@ TEST_CASE("presets follow BabyBERTa and the issue's small/tiny shapes") {
 TEST_CASE("labels name the scoring function and its non-default settings") {
   Config c = preset("tiny");
   CHECK(c.label() == "softmax");
-  c.scoring = Scoring::ssa;
+  c.attention = AttentionFunction::ssa;
   CHECK(c.label() == "ssa");
   c.ssa.n_init = 2, c.ssa.freeze_n = true;
   CHECK(c.label() == "ssa(n=2 frozen)");
-  c.scoring = Scoring::softmax_t;  // only the function's own settings show
+  c.attention = AttentionFunction::softmax_t;  // only the function's own settings show
   CHECK(c.label() == "softmax-t");
   c.temperature.init = 2, c.temperature.freeze = true;
   CHECK(c.label() == "softmax-t(τ=2 frozen)");
-  c.scoring = Scoring::sa_softmax;
+  c.attention = AttentionFunction::sa_softmax;
   CHECK(c.label() == "sa-softmax");
-  for (Scoring s : kAllScorings) CHECK(parse_scoring(scoring_name(s)) == s);
+  for (AttentionFunction s : kAllAttentionFunctions)
+    CHECK(parse_attention_function(attention_function_name(s)) == s);
 }
 
 TEST_CASE("config.json holds the settings of the function in use; old files keep loading") {
   Config c = preset("tiny");
-  c.scoring = Scoring::softmax_t;
+  c.attention = AttentionFunction::softmax_t;
   c.temperature.init = 0.5;
   const auto j = to_json(c);
   CHECK(j["attention_scoring"] == "softmax-t");
@@ -55,17 +56,17 @@ TEST_CASE("config.json holds the settings of the function in use; old files keep
   auto old = to_json(preset("tiny"));
   old["ssa_b_init"] = 1.0, old["ssa_n_init"] = 1.5, old["ssa_freeze_b"] = false;
   old["ssa_freeze_n"] = false;
-  CHECK(config_from_json(old, "old").scoring == Scoring::softmax);
-  for (Scoring s : kAllScorings) {
+  CHECK(config_from_json(old, "old").attention == AttentionFunction::softmax);
+  for (AttentionFunction s : kAllAttentionFunctions) {
     Config k = preset("tiny");
-    k.scoring = s;
+    k.attention = s;
     CHECK(parameter_count(k) == ParamLayout(k).total);
   }
 }
 
 TEST_CASE("config.json round trip and validation") {
   Config c = preset("small");
-  c.scoring = Scoring::ssa;
+  c.attention = AttentionFunction::ssa;
   c.ssa.b_init = 0.5;
   const auto j = to_json(c);
   CHECK(j["architectures"][0] == "RobertaForMaskedLM");
@@ -79,7 +80,7 @@ TEST_CASE("config.json round trip and validation") {
   bad = j;
   bad["attention_scoring"] = "sparsemax2";
   CHECK_THROWS_WITH_AS(config_from_json(bad, "cfg.json"),
-                       doctest::Contains("unknown attention scoring 'sparsemax2' (expected one of "
+                       doctest::Contains("unknown attention function 'sparsemax2' (expected one of "
                                          "softmax, ssa, softmax-t, sparsemax, entmax15, "
                                          "sa-softmax, cosformer)"),
                        Error);
@@ -137,10 +138,10 @@ TEST_CASE("config.json: every value is range-checked, so none can ask for a huge
 }
 
 TEST_CASE("parameter_count equals the parameter layout's total") {
-  for (Scoring scoring : {Scoring::softmax, Scoring::ssa})
+  for (AttentionFunction scoring : {AttentionFunction::softmax, AttentionFunction::ssa})
     for (const char* name : {"babyberta", "small", "tiny"}) {
       Config c = preset(name);
-      c.scoring = scoring;
+      c.attention = scoring;
       CHECK(parameter_count(c) == ParamLayout(c).total);
     }
 }

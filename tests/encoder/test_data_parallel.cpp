@@ -44,10 +44,10 @@ TEST_CASE("take_share splits a batch into contiguous shares that together are th
 }
 
 TEST_CASE("shares weighted by their masked tokens sum to the global loss and gradients (dropout on)") {
-  for (Scoring kind : {Scoring::softmax, Scoring::ssa}) {
-    CAPTURE(scoring_name(kind));
+  for (AttentionFunction kind : {AttentionFunction::softmax, AttentionFunction::ssa}) {
+    CAPTURE(attention_function_name(kind));
     Config c = preset("tiny");
-    c.vocab_size = 300, c.scoring = kind;
+    c.vocab_size = 300, c.attention = kind;
     Batch g;
     synthetic_batch(6, 1, 6, MaskingOptions{.vocab_size = 300}, 20, g);
     const Capacity cap{6, 6 * 20, 20, 6 * 20};

@@ -152,7 +152,7 @@ Outcomes load_mutants(const fs::path& dir, const std::string& name, uint64_t see
 }
 
 void save_micro_model(const fs::path& dir) {
-  Model<float> m(test::micro_config(Scoring::ssa), {1, 8, 8, 1});
+  Model<float> m(test::micro_config(AttentionFunction::ssa), {1, 8, 8, 1});
   m.init_weights(5);
   save_model(dir, m);
 }

@@ -10,8 +10,8 @@
 using namespace bb;
 
 TEST_CASE("whole-model gradient matches finite differences on a micro model") {
-  for (Scoring kind : kAllScorings) {
-    CAPTURE(scoring_name(kind));
+  for (AttentionFunction kind : kAllAttentionFunctions) {
+    CAPTURE(attention_function_name(kind));
     const Config c = test::micro_config(kind);
     const Batch batch = test::micro_batch();
     Model<double> model(c, test::capacity_for(batch, c.max_tokens()));
@@ -37,7 +37,8 @@ TEST_CASE("whole-model gradient matches finite differences on a micro model") {
       // smaller step, so that no step moves a key across the edge of a support, and judge
       // gradients below 1e-5 absolutely (the key bias's is exactly 0 for shift-invariant
       // functions: a difference quotient of h = 1e-5 is then rounding noise of ~1e-11).
-      const bool sparse = kind == Scoring::sparsemax || kind == Scoring::entmax15;
+      const bool sparse =
+          kind == AttentionFunction::sparsemax || kind == AttentionFunction::entmax15;
       CHECK(test::fd_max_rel_error(x, g, tensor_loss, sparse ? 1e-5 : 1e-4, sparse ? 1e-5 : 1e-6,
                                    60) < 1e-5);
       std::copy(x.begin(), x.end(), model.params.begin() + t.offset);
@@ -46,7 +47,7 @@ TEST_CASE("whole-model gradient matches finite differences on a micro model") {
 }
 
 TEST_CASE("frozen SSA values get no gradient") {
-  Config c = test::micro_config(Scoring::ssa);
+  Config c = test::micro_config(AttentionFunction::ssa);
   c.ssa.freeze_n = true;
   const Batch batch = test::micro_batch();
   Model<double> model(c, test::capacity_for(batch, c.max_tokens()));
@@ -63,7 +64,7 @@ TEST_CASE("frozen SSA values get no gradient") {
 }
 
 TEST_CASE("softmax-t: tau starts at --temperature, and a frozen tau gets no gradient") {
-  Config c = test::micro_config(Scoring::softmax_t);
+  Config c = test::micro_config(AttentionFunction::softmax_t);
   c.temperature.init = 2.5;
   for (bool freeze : {false, true}) {
     c.temperature.freeze = freeze;

@@ -25,7 +25,7 @@ TEST_CASE("learning-rate schedule: linear warmup then linear decay to zero (HF)"
 
 namespace {
 struct AdamCase {
-  Config c = test::micro_config(Scoring::ssa);
+  Config c = test::micro_config(AttentionFunction::ssa);
   ParamLayout layout{c};
   Buffer<float> p, g;
   AdamCase() : p(layout.total, 0.5f), g(layout.total, 0.f) {}

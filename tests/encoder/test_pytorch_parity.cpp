@@ -104,7 +104,7 @@ void check_parity(const std::string& kind) {
 void check_export(const std::string& kind) {
   const std::string dir = std::string(BB_FIXTURES) + "/export_" + kind;
   const Config c = read_config(dir + "/config.json");
-  CHECK(c.scoring == parse_scoring(kind));
+  CHECK(c.attention == parse_attention_function(kind));
   const auto ref = SafetensorsFile::read(dir + "/reference.safetensors");
   const int T = int(ref.tensors.at("input_ids").shape[1]);
   const Batch batch = packed_batch(ref, c);
@@ -119,9 +119,9 @@ void check_export(const std::string& kind) {
 }
 
 TEST_CASE("exported folders of all seven functions: our logits equal plain PyTorch's") {
-  for (Scoring s : kAllScorings) {
-    CAPTURE(scoring_name(s));
-    check_export(scoring_name(s));
+  for (AttentionFunction s : kAllAttentionFunctions) {
+    CAPTURE(attention_function_name(s));
+    check_export(attention_function_name(s));
   }
 }
 

@@ -15,10 +15,10 @@ using namespace bb;
 
 namespace {
 
-Config tiny_config(Scoring s, int vocab) {
+Config tiny_config(AttentionFunction s, int vocab) {
   Config c = preset("tiny");
   c.vocab_size = vocab;
-  c.scoring = s;
+  c.attention = s;
   return c;
 }
 
@@ -33,8 +33,8 @@ const Capacity kCap{4, 4 * 24, 24, 4 * 24};
 }  // namespace
 
 TEST_CASE("tiny drives the loss on one fixed batch to near zero (softmax and SSA)") {
-  for (Scoring s : {Scoring::softmax, Scoring::ssa}) {
-    CAPTURE(scoring_name(s));
+  for (AttentionFunction s : {AttentionFunction::softmax, AttentionFunction::ssa}) {
+    CAPTURE(attention_function_name(s));
     Config c = tiny_config(s, 512);
     c.hidden_dropout = c.attention_dropout = 0;  // memorising needs no regulariser
     Batch fixed;
@@ -56,8 +56,8 @@ TEST_CASE("tiny drives the loss on one fixed batch to near zero (softmax and SSA
 
 TEST_CASE("a batch padded to a fixed shape gives the original loss and gradients (dropout on)") {
   // pad_to_shape is what a captured CUDA step trains on: it must change nothing.
-  for (Scoring s : {Scoring::softmax, Scoring::ssa}) {
-    CAPTURE(scoring_name(s));
+  for (AttentionFunction s : {AttentionFunction::softmax, AttentionFunction::ssa}) {
+    CAPTURE(attention_function_name(s));
     const Config c = tiny_config(s, 512);
     Batch plain;
     synthetic_batch(3, 0, 4, MaskingOptions{.vocab_size = 512}, 24, plain);
@@ -89,7 +89,7 @@ TEST_CASE("a batch padded to a fixed shape gives the original loss and gradients
 }
 
 TEST_CASE("same seed and thread count give bit-identical weights (dropout on)") {
-  for (Scoring s : {Scoring::softmax, Scoring::ssa}) {
+  for (AttentionFunction s : {AttentionFunction::softmax, AttentionFunction::ssa}) {
     TrainOptions o;
     o.steps = 6, o.seed = 9;
     Trainer a(tiny_config(s, 300), kCap, o, synthetic_source(300, 4));
@@ -105,8 +105,8 @@ TEST_CASE("same seed and thread count give bit-identical weights (dropout on)") 
 }
 
 TEST_CASE("resume from a checkpoint continues bit-for-bit (all seven functions)") {
-  for (Scoring s : kAllScorings) {
-    CAPTURE(scoring_name(s));
+  for (AttentionFunction s : kAllAttentionFunctions) {
+    CAPTURE(attention_function_name(s));
     test::TempDir dir("resume");
     TrainOptions o;
     o.steps = 8, o.seed = 4;
@@ -133,7 +133,7 @@ TEST_CASE("a stop request saves a checkpoint and returns") {
   test::TempDir dir("stop");
   TrainOptions o;
   o.steps = 50, o.seed = 1, o.out = dir.path;
-  Trainer t(tiny_config(Scoring::ssa, 300), kCap, o, synthetic_source(300, 4));
+  Trainer t(tiny_config(AttentionFunction::ssa, 300), kCap, o, synthetic_source(300, 4));
   Trainer::stop_requested = false;
   t.run([](const StepLog& l) {
     if (l.step == 2) Trainer::stop_requested = true;
@@ -151,7 +151,7 @@ TEST_CASE("a resumed run's clock goes on from its checkpoint, a stop's between e
   o.steps = 50, o.seed = 1, o.out = dir.path, o.checkpoint_every = 1000;  // no periodic checkpoint
   double at_stop = 0;
   {
-    Trainer t(tiny_config(Scoring::softmax, 300), kCap, o, synthetic_source(300, 4));
+    Trainer t(tiny_config(AttentionFunction::softmax, 300), kCap, o, synthetic_source(300, 4));
     CHECK(t.elapsed() == 0);  // the clock starts at the first step, not at construction
     Trainer::stop_requested = false;
     t.run([](const StepLog& l) {
@@ -167,7 +167,7 @@ TEST_CASE("a resumed run's clock goes on from its checkpoint, a stop's between e
     CHECK(at_stop <= t.elapsed());
   }
   o.resume = true;
-  Trainer r(tiny_config(Scoring::softmax, 300), kCap, o, synthetic_source(300, 4));
+  Trainer r(tiny_config(AttentionFunction::softmax, 300), kCap, o, synthetic_source(300, 4));
   CHECK(r.step() == 3);
   CHECK(r.elapsed() == at_stop);  // not the 0 of the metrics log, which has no line yet
   r.run_steps(1, {});
@@ -178,9 +178,9 @@ TEST_CASE("resume refuses a different configuration") {
   test::TempDir dir("mismatch");
   TrainOptions o;
   o.steps = 2, o.seed = 1, o.out = dir.path;
-  Trainer(tiny_config(Scoring::ssa, 300), kCap, o, synthetic_source(300, 4)).run();
+  Trainer(tiny_config(AttentionFunction::ssa, 300), kCap, o, synthetic_source(300, 4)).run();
   o.resume = true;
-  CHECK_THROWS_WITH_AS(Trainer(tiny_config(Scoring::softmax, 300), kCap, o,
-                               synthetic_source(300, 4)),
-                       doctest::Contains("config differs"), Error);
+  CHECK_THROWS_WITH_AS(
+      Trainer(tiny_config(AttentionFunction::softmax, 300), kCap, o, synthetic_source(300, 4)),
+      doctest::Contains("config differs"), Error);
 }

@@ -10,13 +10,13 @@
 
 namespace bb::test {
 
-inline void make_model_dir(const std::filesystem::path& dir, Scoring scoring,
+inline void make_model_dir(const std::filesystem::path& dir, AttentionFunction scoring,
                            double init_std = 0.3) {
   Tokenizer::train(toy_sentences(300), {.vocab_size = 400}, dir);
   const Tokenizer tok = Tokenizer::load(dir);
   Config c = preset("tiny");
   c.vocab_size = tok.vocab_size();
-  c.scoring = scoring;
+  c.attention = scoring;
   c.init_std = init_std;  // 0.3: far from uniform predictions and attention
   c.tokenizer = tok.settings();
   Model<float> m(c, {1, 1, 1, 1});

@@ -27,8 +27,8 @@ std::vector<double> block_of(const std::vector<double>& row) {
   return S;
 }
 
-HeadSaturation curves_of(const std::vector<double>& row, Scoring kind, double v0, double v1,
-                         const SaturationSettings& st) {
+HeadSaturation curves_of(const std::vector<double>& row, AttentionFunction kind, double v0,
+                         double v1, const SaturationSettings& st) {
   HeadSaturation acc = saturation_head(st);
   add_score_block(acc, block_of(row), int(row.size()), kind, v0, v1, st, 7);
   acc.finish();
@@ -88,12 +88,12 @@ TEST_CASE("magnification: softmax collapses exponentially, SSA to its polynomial
   st.scales = {1, 8, 1e4};
   st.boosts = {};
   const std::vector<double> row = {2, 1, 0};
-  const HeadSaturation sm = curves_of(row, Scoring::softmax, 0, 0, st);
+  const HeadSaturation sm = curves_of(row, AttentionFunction::softmax, 0, 0, st);
   CHECK(sm.magnified[1].max_weight ==
         doctest::Approx(1 / (1 + std::exp(-8.0) + std::exp(-16.0))).epsilon(1e-6));
   // SSA, b = 1, n = 1.5: weights f(λ s) / sum f with f(x) = (1 + |x|)^(sign(x) n)
   const double n = 1.5;
-  const HeadSaturation ssa = curves_of(row, Scoring::ssa, 1.0, n, st);
+  const HeadSaturation ssa = curves_of(row, AttentionFunction::ssa, 1.0, n, st);
   const double f2 = std::pow(17.0, n), f1 = std::pow(9.0, n);
   CHECK(ssa.magnified[1].max_weight == doctest::Approx(f2 / (f2 + f1 + 1)).epsilon(1e-12));
   // λ -> inf: (1 + 2λ)^n / (1 + λ)^n -> 2^n, so max -> 1 / (1 + (1/2)^n) (not 1)
@@ -107,14 +107,14 @@ TEST_CASE("disproportion: one key raised by delta; softmax's remaining mass fall
   st.scales = {};
   st.boosts = {0, 2, 8};
   const std::vector<double> zeros(4, 0.0);
-  const HeadSaturation sm = curves_of(zeros, Scoring::softmax, 0, 0, st);
+  const HeadSaturation sm = curves_of(zeros, AttentionFunction::softmax, 0, 0, st);
   for (size_t k = 0; k < st.boosts.size(); ++k) {
     const double e = std::exp(st.boosts[k]);
     CHECK(sm.boosted[k] == doctest::Approx(e / (e + 3)).epsilon(1e-12));
     CHECK(sm.remaining[k] == doctest::Approx(3 / (e + 3)).epsilon(1e-12));
   }
   // SSA at delta on a zero row: f(delta) = (1 + b delta)^n against three f(0) = 1
-  const HeadSaturation ssa = curves_of(zeros, Scoring::ssa, 1.0, 2.0, st);
+  const HeadSaturation ssa = curves_of(zeros, AttentionFunction::ssa, 1.0, 2.0, st);
   CHECK(ssa.remaining[2] == doctest::Approx(3 / (81.0 + 3)).epsilon(1e-12));
   CHECK(ssa.remaining[2] > sm.remaining[2]);
 }
@@ -123,28 +123,29 @@ TEST_CASE("cosFormer's weights do not change under magnification; sa-softmax rep
   SaturationSettings st;
   st.boosts = {};
   const std::vector<double> row = {0.5, 1.5, 0.2, 0.9};  // ReLU-feature scores, >= 0
-  const HeadSaturation cf = curves_of(row, Scoring::cosformer, 0, 0, st);
+  const HeadSaturation cf = curves_of(row, AttentionFunction::cosformer, 0, 0, st);
   for (const RowMeasures& m : cf.magnified) {
     CHECK(m.max_weight == doctest::Approx(cf.own.max_weight).epsilon(1e-12));
     CHECK(m.entropy == doctest::Approx(cf.own.entropy).epsilon(1e-12));
   }
-  const HeadSaturation sa = curves_of({2, -1, 0.5, 1}, Scoring::sa_softmax, 0, 0, st);
+  const HeadSaturation sa = curves_of({2, -1, 0.5, 1}, AttentionFunction::sa_softmax, 0, 0, st);
   CHECK(sa.own.row_sum < 1.0);
   CHECK(sa.own.row_sum > 0.0);
 }
 
 TEST_CASE("analytic curves: softmax saturates by lambda 32 on random rows; SSA and cosFormer do not") {
   SaturationSettings st;
-  auto max_at_32 = [&](Scoring k) {
+  auto max_at_32 = [&](AttentionFunction k) {
     return analytic_saturation(k, 10, 200, st).layers[0][0].magnified.back().max_weight;
   };
-  const double softmax = max_at_32(Scoring::softmax), ssa = max_at_32(Scoring::ssa);
-  const double cosformer = max_at_32(Scoring::cosformer);
+  const double softmax = max_at_32(AttentionFunction::softmax),
+               ssa = max_at_32(AttentionFunction::ssa);
+  const double cosformer = max_at_32(AttentionFunction::cosformer);
   CHECK(softmax > 0.9);
   CHECK(ssa < 0.8);
   CHECK(cosformer < 0.5);
   // Every function runs, and its curves are finite.
-  for (Scoring k : kAllScorings) {
+  for (AttentionFunction k : kAllAttentionFunctions) {
     const auto c = analytic_saturation(k, 6, 20, st);
     for (const auto& m : c.layers[0][0].magnified) CHECK(std::isfinite(m.max_weight));
     for (double r : c.layers[0][0].remaining) CHECK(std::isfinite(r));
@@ -155,8 +156,8 @@ TEST_CASE("attention maps are the forward pass's own weights, recomputable from 
   set_threads(1);
   const std::vector<std::string> sentences = {"the dog sees the ball .", "a cat likes milk .",
                                               "the big dog has a toy ."};
-  for (Scoring kind : kAllScorings) {
-    CAPTURE(scoring_name(kind));
+  for (AttentionFunction kind : kAllAttentionFunctions) {
+    CAPTURE(attention_function_name(kind));
     test::TempDir d("attmap");
     test::make_model_dir(d.path, kind);
     const ModelAttention a = read_attention(d.path, sentences, /*keep_scores=*/true);
@@ -187,11 +188,13 @@ TEST_CASE("attention maps are the forward pass's own weights, recomputable from 
           const float* W = s.weights_of(l, h, H);
           std::vector<double> Sd(S, S + L * L), Pd(L * L);
           const double v0 = a.v0[l * H + h], v1 = a.v1[l * H + h];
-          ops::scoring_forward<double>(Pd.data(), Sd.data(), nullptr, L, L, kind, v0, v1);
+          ops::attention_function_forward<double>(Pd.data(), Sd.data(), nullptr, L, L, kind, v0,
+                                                  v1);
           for (int e = 0; e < L * L; ++e) CHECK(W[e] == doctest::Approx(Pd[e]).epsilon(1e-4));
-          for (int i = 0; i < L && kind != Scoring::sa_softmax; ++i) {
+          for (int i = 0; i < L && kind != AttentionFunction::sa_softmax; ++i) {
             const double sum = std::accumulate(W + i * L, W + (i + 1) * L, 0.0);
-            if (kind == Scoring::cosformer && sum < 0.99) {  // only where the 1e-6 floor is active
+            if (kind == AttentionFunction::cosformer &&
+                sum < 0.99) {  // only where the 1e-6 floor is active
               double Z = 0;
               for (int j = 0; j < L; ++j) Z += S[i * L + j] * std::cos(M_PI * (i - j) / (2 * L));
               CHECK(Z < 1e-6);
@@ -211,11 +214,12 @@ TEST_CASE("attention maps are the forward pass's own weights, recomputable from 
 
 TEST_CASE("attention and saturation SVGs are well-formed and render in headless Chromium") {
   test::TempDir d("satsvg");
-  test::make_model_dir(d.path / "model", Scoring::ssa);
+  test::make_model_dir(d.path / "model", AttentionFunction::ssa);
   const ModelAttention a = read_attention(d.path / "model", {"the dog sees the ball ."}, false);
   SaturationSettings st;
   std::vector<SaturationCurves> curves;
-  for (Scoring k : {Scoring::softmax, Scoring::ssa}) curves.push_back(analytic_saturation(k, 8, 30, st));
+  for (AttentionFunction k : {AttentionFunction::softmax, AttentionFunction::ssa})
+    curves.push_back(analytic_saturation(k, 8, 30, st));
   const std::vector<std::pair<std::string, std::string>> svgs = {
       {"attention", attention_svg(a)},
       {"magnification", magnification_svg(curves, st)},

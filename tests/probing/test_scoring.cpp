@@ -36,7 +36,7 @@ double brute_logprob(Model<float>& m, const std::vector<int32_t>& ids, int row, 
 }  // namespace
 
 TEST_CASE("holistic, pll and pll-word-l2r equal a brute-force computation") {
-  for (Scoring scoring : {Scoring::softmax, Scoring::ssa}) {
+  for (AttentionFunction scoring : {AttentionFunction::softmax, AttentionFunction::ssa}) {
     test::TempDir dir("scorer");
     test::make_model_dir(dir.path, scoring);
     Scorer scorer(dir.path, 64);  // small batches: packing across batch boundaries is exercised
@@ -80,7 +80,7 @@ TEST_CASE("holistic, pll and pll-word-l2r equal a brute-force computation") {
 
 TEST_CASE("scores do not depend on the thread count (one model replica per thread)") {
   test::TempDir dir("scorer_threads");
-  test::make_model_dir(dir.path, Scoring::ssa);
+  test::make_model_dir(dir.path, AttentionFunction::ssa);
   Scorer scorer(dir.path, 48);  // many small batches, shared out between the threads
   std::vector<std::string> sents;
   for (int i = 0; i < 40; ++i) sents.push_back(test::toy_sentences(40)[size_t(i)]);
@@ -150,7 +150,7 @@ TEST_CASE("probe JSON has the documented keys and a pairs.jsonl") {
 
 TEST_CASE("a model directory: config.json must agree with tokenizer.model; step dirs score too") {
   test::TempDir d("modeldir-tok");
-  test::make_model_dir(d.path, Scoring::softmax);
+  test::make_model_dir(d.path, AttentionFunction::softmax);
   auto error_of = [](const fs::path& dir) -> std::string {
     try {
       Scorer s(dir);

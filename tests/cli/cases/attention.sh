@@ -5,11 +5,15 @@ fixtures
 T=(--corpus corpus.txt --preset tiny --vocab-size 400 --dev-batches 2 --eval-every 5)
 
 expect_fail "train --attention softmax2" \
-  "unknown attention scoring 'softmax2' \(expected one of softmax, ssa, softmax-t, sparsemax, entmax15, sa-softmax, cosformer\)" \
+  "unknown attention function 'softmax2' \(expected one of softmax, ssa, softmax-t, sparsemax, entmax15, sa-softmax, cosformer\)" \
   "$BB" train "${T[@]}" --out att-bad --attention softmax2
+check "the top-level help names all seven functions" \
+  bash -c "'$BB' --help | head -n 1 | grep -q 'attention function (softmax, ssa, softmax-t, sparsemax, entmax15, sa-softmax, cosformer)'"
+check "train --help describes every function" \
+  bash -c "'$BB' train --help | grep -- '--attention' | grep -q 'cosformer (cosine-reweighted'"
 expect_fail "train --temperature 0" "--temperature: 0 is out of range" \
   "$BB" train "${T[@]}" --out att-bad --attention softmax-t --temperature 0
-expect_fail "experiment --attention softmax,entmax" "unknown attention scoring 'entmax'" \
+expect_fail "experiment --attention softmax,entmax" "unknown attention function 'entmax'" \
   "$BB" experiment --corpus corpus.txt --suite suite --out att-exp --attention softmax,entmax
 
 expect_ok "train softmax-t, tau 2 frozen" \
@@ -67,7 +71,7 @@ expect_fail "saturation without a model" "saturation: give --model DIR" \
   "$BB" saturation --suite suite --out att-sat2
 expect_fail "saturation --scales 0" "--scales: 0 is out of range" \
   "$BB" saturation --analytic --out att-sat3 --scales 0
-expect_fail "saturation --analytic --attention bogus" "unknown attention scoring 'bogus'" \
+expect_fail "saturation --analytic --attention bogus" "unknown attention function 'bogus'" \
   "$BB" saturation --analytic --out att-sat4 --attention softmax,bogus
 
 # compare with experiment's settings files in the glob (results/*.json), and four functions.

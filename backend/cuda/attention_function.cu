@@ -1,11 +1,11 @@
-// Attention scoring functions over rows of scores with a key mask (one warp per row; the row
-// math is scoring_row.cuh), and the trainable values' effective form. See backend/ops.h and
-// backend/cpu/scoring*.cpp for the math.
+// Attention functions over rows of scores with a key mask (one warp per row; the row
+// math is attention_function_row.cuh), and the trainable values' effective form. See backend/ops.h
+// and backend/cpu/scoring*.cpp for the math.
 #include <cmath>
 
+#include "backend/cuda/attention_function_row.cuh"
 #include "backend/cuda/kernels.cuh"
 #include "backend/cuda/ops.h"
-#include "backend/cuda/scoring_row.cuh"
 
 namespace bb::cuda {
 
@@ -14,22 +14,22 @@ namespace {
 constexpr int kWarps = 4;
 
 __global__ void score_rows(float* P, const float* S, const uint8_t* valid, int R, int L,
-                           Scoring kind, float v0, float v1) {
+                           AttentionFunction kind, float v0, float v1) {
   const int r = blockIdx.x * kWarps + threadIdx.x / 32;
   if (r >= R) return;
-  warp_score_row(kind, P + int64_t(r) * L, S + int64_t(r) * L, valid, L, r, v0, v1);
+  warp_attention_row(kind, P + int64_t(r) * L, S + int64_t(r) * L, valid, L, r, v0, v1);
 }
 
 // dS =; the row's contributions to dv0, dv1 go to part[2r], part[2r+1].
 __global__ void score_rows_backward(float* dS, float* part, const float* dP, const float* P,
                                     const float* S, const uint8_t* valid, int R, int L,
-                                    Scoring kind, float v0, float v1) {
+                                    AttentionFunction kind, float v0, float v1) {
   const int r = blockIdx.x * kWarps + threadIdx.x / 32, lane = threadIdx.x % 32;
   if (r >= R) return;
   const int64_t at = int64_t(r) * L;
   float acc0 = 0.f, acc1 = 0.f;
-  warp_score_row_backward(kind, dS + at, dP + at, P + at, S + at, valid, L, r, v0, v1, acc0,
-                          acc1);
+  warp_attention_row_backward(kind, dS + at, dP + at, P + at, S + at, valid, L, r, v0, v1, acc0,
+                              acc1);
   acc0 = warp_sum(acc0);
   acc1 = warp_sum(acc1);
   if (lane == 0) part[2 * r] = acc0, part[2 * r + 1] = acc1;
@@ -60,17 +60,17 @@ __global__ void raw_grads(float* draw0, float* draw1, const float* dv0, const fl
 
 }  // namespace
 
-void scoring_forward(float* P, const float* S, const uint8_t* key_valid, int R, int L,
-                     Scoring kind, float v0, float v1) {
+void attention_function_forward(float* P, const float* S, const uint8_t* key_valid, int R, int L,
+                                AttentionFunction kind, float v0, float v1) {
   if (R == 0) return;
-  score_rows<<<blocks_for(R, kWarps), 32 * kWarps, 0, stream()>>>(P, S, key_valid, R, L, kind,
-                                                                  v0, v1);
+  score_rows<<<blocks_for(R, kWarps), 32 * kWarps, 0, stream()>>>(P, S, key_valid, R, L, kind, v0,
+                                                                  v1);
   launched("score_rows");
 }
 
-void scoring_backward(float* dS, float* dv0, float* dv1, const float* dP, const float* P,
-                      const float* S, const uint8_t* key_valid, int R, int L, Scoring kind,
-                      float v0, float v1) {
+void attention_function_backward(float* dS, float* dv0, float* dv1, const float* dP, const float* P,
+                                 const float* S, const uint8_t* key_valid, int R, int L,
+                                 AttentionFunction kind, float v0, float v1) {
   if (R == 0) return;
   float* part = static_cast<float*>(workspace(sizeof(float) * 2 * size_t(R)));
   score_rows_backward<<<blocks_for(R, kWarps), 32 * kWarps, 0, stream()>>>(

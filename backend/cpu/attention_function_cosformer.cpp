@@ -9,7 +9,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "backend/cpu/scoring_rows.h"
+#include "backend/cpu/attention_function_rows.h"
 
 namespace bb::cpu::rows {
 
@@ -59,10 +59,9 @@ void cosformer_backward(T* ds, const T* g, const T* p, const T* s, const uint8_t
     ds[j] = is_valid(valid, j) ? (g[j] - through_sum) / D * reweight<T>(i, j, M) : T(0);
 }
 
-#define BB_INSTANTIATE(T)                                                                     \
-  template void cosformer<T>(T*, const T*, const uint8_t*, int, int);                         \
-  template void cosformer_backward<T>(T*, const T*, const T*, const T*, const uint8_t*, int,  \
-                                      int);
+#define BB_INSTANTIATE(T)                                             \
+  template void cosformer<T>(T*, const T*, const uint8_t*, int, int); \
+  template void cosformer_backward<T>(T*, const T*, const T*, const T*, const uint8_t*, int, int);
 BB_INSTANTIATE(float)
 BB_INSTANTIATE(double)
 #undef BB_INSTANTIATE

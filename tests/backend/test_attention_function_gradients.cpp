@@ -1,6 +1,6 @@
-// Scoring functions: hand-computed rows (a padded key, a zero score, a negative score) and
-// finite-difference gradients for dS and every trainable value, with padding, for all seven.
-// The five functions beyond softmax and SSA on literal rows: test_scoring_functions.cpp.
+// AttentionFunction functions: hand-computed rows (a padded key, a zero score, a negative score)
+// and finite-difference gradients for dS and every trainable value, with padding, for all seven.
+// The five functions beyond softmax and SSA on literal rows: test_attention_function_literals.cpp.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,14 +9,14 @@
 #include "backend/ops.h"
 #include "grad_check.h"
 
-using bb::Scoring;
+using bb::AttentionFunction;
 
 TEST_CASE("softmax on a hand-computed row with a padded key") {
   // s = [1, 0, -2, 5(padded)] -> exp / sum over the three valid keys
   const double S[4] = {1.0, 0.0, -2.0, 5.0};
   const uint8_t valid[4] = {1, 1, 1, 0};
   double P[4];
-  bb::ops::scoring_forward<double>(P, S, valid, 1, 4, Scoring::softmax, 0, 0);
+  bb::ops::attention_function_forward<double>(P, S, valid, 1, 4, AttentionFunction::softmax, 0, 0);
   CHECK(P[0] == doctest::Approx(0.7053845126982411).epsilon(1e-12));
   CHECK(P[1] == doctest::Approx(0.2594964603424191).epsilon(1e-12));
   CHECK(P[2] == doctest::Approx(0.03511902695933972).epsilon(1e-12));
@@ -28,13 +28,13 @@ TEST_CASE("ssa on hand-computed rows: f(x) = (1 + b|x|)^(sign(x) n), padded key 
   const uint8_t valid[4] = {1, 1, 1, 0};
   double P[4];
   // b = 1, n = 2: f = [4, 1, 1/9] -> [36/46, 9/46, 1/46]
-  bb::ops::scoring_forward<double>(P, S, valid, 1, 4, Scoring::ssa, 1.0, 2.0);
+  bb::ops::attention_function_forward<double>(P, S, valid, 1, 4, AttentionFunction::ssa, 1.0, 2.0);
   CHECK(P[0] == doctest::Approx(36.0 / 46).epsilon(1e-12));
   CHECK(P[1] == doctest::Approx(9.0 / 46).epsilon(1e-12));
   CHECK(P[2] == doctest::Approx(1.0 / 46).epsilon(1e-12));
   CHECK(P[3] == 0.0);
   // b = 0.5, n = 1.5: f = [1.5^1.5, 1, 2^-1.5]
-  bb::ops::scoring_forward<double>(P, S, valid, 1, 4, Scoring::ssa, 0.5, 1.5);
+  bb::ops::attention_function_forward<double>(P, S, valid, 1, 4, AttentionFunction::ssa, 0.5, 1.5);
   CHECK(P[0] == doctest::Approx(0.5757777850352308).epsilon(1e-12));
   CHECK(P[1] == doctest::Approx(0.3134137285702701).epsilon(1e-12));
   CHECK(P[2] == doctest::Approx(0.110808486394499).epsilon(1e-12));
@@ -44,12 +44,15 @@ TEST_CASE("ssa on hand-computed rows: f(x) = (1 + b|x|)^(sign(x) n), padded key 
 TEST_CASE("ssa is not shift-invariant and stays finite at extreme scores") {
   const float a[3] = {1.f, 0.f, -2.f}, shifted[3] = {11.f, 10.f, 8.f};
   float pa[3], ps[3];
-  bb::ops::scoring_forward<float>(pa, a, nullptr, 1, 3, Scoring::ssa, 1.f, 2.f);
-  bb::ops::scoring_forward<float>(ps, shifted, nullptr, 1, 3, Scoring::ssa, 1.f, 2.f);
+  bb::ops::attention_function_forward<float>(pa, a, nullptr, 1, 3, AttentionFunction::ssa, 1.f,
+                                             2.f);
+  bb::ops::attention_function_forward<float>(ps, shifted, nullptr, 1, 3, AttentionFunction::ssa,
+                                             1.f, 2.f);
   CHECK(std::abs(pa[0] - ps[0]) > 0.1f);
   const float big[3] = {1e30f, -1e30f, 0.f};
   float pb[3];
-  bb::ops::scoring_forward<float>(pb, big, nullptr, 1, 3, Scoring::ssa, 1.f, 1.5f);
+  bb::ops::attention_function_forward<float>(pb, big, nullptr, 1, 3, AttentionFunction::ssa, 1.f,
+                                             1.5f);
   for (float p : pb) CHECK(std::isfinite(p));
   CHECK(pb[0] == doctest::Approx(1.0f));
 }
@@ -57,12 +60,12 @@ TEST_CASE("ssa is not shift-invariant and stays finite at extreme scores") {
 TEST_CASE("scoring gradients match central finite differences (with padded keys)") {
   const int R = 3, L = 6;
   const std::vector<uint8_t> valid = {1, 1, 0, 1, 1, 0};
-  for (Scoring kind : bb::kAllScorings) {
+  for (AttentionFunction kind : bb::kAllAttentionFunctions) {
     CAPTURE(int(kind));
     std::vector<double> S = bb::test::random_vector(R * L, 1, -3, 3);
-    if (kind == Scoring::cosformer)  // scores of ReLU features: >= 0
+    if (kind == AttentionFunction::cosformer)  // scores of ReLU features: >= 0
       for (double& x : S) x = std::abs(x);
-    S[1] = 0.0;  // a zero score: the derivative there is n b from both sides
+    S[1] = 0.0;               // a zero score: the derivative there is n b from both sides
     S[3] = 2.5, S[4] = -1.0;  // the zero is neither the row's max nor its min: sa-softmax has
                               // kinks at hi = max(0, max s) = 0 and lo = min(0, min s) = 0
     const std::vector<double> w = bb::test::random_vector(R * L, 2);
@@ -70,13 +73,14 @@ TEST_CASE("scoring gradients match central finite differences (with padded keys)
     std::vector<double> v = {0.7, 1.8};
     std::vector<double> P(R * L), dS(R * L);
     auto loss = [&] {
-      bb::ops::scoring_forward<double>(P.data(), S.data(), valid.data(), R, L, kind, v[0], v[1]);
+      bb::ops::attention_function_forward<double>(P.data(), S.data(), valid.data(), R, L, kind,
+                                                  v[0], v[1]);
       return bb::test::dot(w, P.data());
     };
     loss();
     double dv0 = 0, dv1 = 0;
-    bb::ops::scoring_backward<double>(dS.data(), &dv0, &dv1, w.data(), P.data(), S.data(),
-                                      valid.data(), R, L, kind, v[0], v[1]);
+    bb::ops::attention_function_backward<double>(dS.data(), &dv0, &dv1, w.data(), P.data(),
+                                                 S.data(), valid.data(), R, L, kind, v[0], v[1]);
     for (int r = 0; r < R; ++r)
       for (int j = 0; j < L; ++j)
         if (!valid[j]) CHECK(dS[r * L + j] == 0.0);

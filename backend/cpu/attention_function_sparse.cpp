@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "backend/cpu/scoring_rows.h"
+#include "backend/cpu/attention_function_rows.h"
 
 namespace bb::cpu::rows {
 
@@ -77,8 +77,7 @@ void sparsemax_backward(T* ds, const T* g, const T* p, const uint8_t* valid, int
   for (int j = 0; j < L; ++j)
     if (is_valid(valid, j) && p[j] > 0) sum += g[j], ++support;
   const double mean = support > 0 ? sum / support : 0;
-  for (int j = 0; j < L; ++j)
-    ds[j] = is_valid(valid, j) && p[j] > 0 ? T(g[j] - mean) : T(0);
+  for (int j = 0; j < L; ++j) ds[j] = is_valid(valid, j) && p[j] > 0 ? T(g[j] - mean) : T(0);
 }
 
 // p = [z - tau]_+^2 with z = (s - max s)/2.
@@ -107,10 +106,10 @@ void entmax15_backward(T* ds, const T* g, const T* p, const uint8_t* valid, int 
     ds[j] = is_valid(valid, j) ? T(std::sqrt(double(p[j])) * (g[j] - q)) : T(0);
 }
 
-#define BB_INSTANTIATE(T)                                                                 \
-  template void sparsemax<T>(T*, const T*, const uint8_t*, int);                          \
-  template void sparsemax_backward<T>(T*, const T*, const T*, const uint8_t*, int);       \
-  template void entmax15<T>(T*, const T*, const uint8_t*, int);                           \
+#define BB_INSTANTIATE(T)                                                           \
+  template void sparsemax<T>(T*, const T*, const uint8_t*, int);                    \
+  template void sparsemax_backward<T>(T*, const T*, const T*, const uint8_t*, int); \
+  template void entmax15<T>(T*, const T*, const uint8_t*, int);                     \
   template void entmax15_backward<T>(T*, const T*, const T*, const uint8_t*, int);
 BB_INSTANTIATE(float)
 BB_INSTANTIATE(double)

@@ -13,7 +13,7 @@
 #include <limits>
 #include <vector>
 
-#include "backend/cpu/scoring_rows.h"
+#include "backend/cpu/attention_function_rows.h"
 
 namespace bb::cpu::rows {
 
@@ -78,8 +78,8 @@ void sa_softmax_backward(T* ds, const T* g, const T* p, const T* s, const uint8_
   }
 }
 
-#define BB_INSTANTIATE(T)                                                                     \
-  template void sa_softmax<T>(T*, const T*, const uint8_t*, int);                             \
+#define BB_INSTANTIATE(T)                                         \
+  template void sa_softmax<T>(T*, const T*, const uint8_t*, int); \
   template void sa_softmax_backward<T>(T*, const T*, const T*, const T*, const uint8_t*, int);
 BB_INSTANTIATE(float)
 BB_INSTANTIATE(double)

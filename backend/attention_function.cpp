@@ -1,0 +1,35 @@
+#include "backend/attention_function.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
+
+#include "common/error.h"
+
+namespace bb {
+
+std::string attention_function_name(AttentionFunction f) {
+  return std::string(attention_function_spec(f).name);
+}
+
+std::string attention_function_names() {
+  std::vector<std::string_view> names;
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable) names.push_back(f.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+AttentionFunction parse_attention_function(const std::string& s) {
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)
+    if (s == f.name) return f.function;
+  fail("unknown attention function '{}' (expected one of {})", s, attention_function_names());
+}
+
+std::string attention_function_help() {
+  std::vector<std::string> rows;
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)
+    rows.push_back(fmt::format("{} ({})", f.name, f.help));
+  return fmt::format("Attention function: {}", fmt::join(rows, ", "));
+}
+
+}  // namespace bb

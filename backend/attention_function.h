@@ -1,0 +1,133 @@
+// The attention functions: what turns a row of attention scores s into attention weights P
+// (backend/ops.h, attention_function_forward). kAttentionFunctionTable has one row per function:
+// its name (--attention, config.json's attention_scoring, labels), --help text, family, whether it
+// scores ReLU features, and its trainable per-head values. Adding a function: an enum value, its
+// row, its CPU row kernel (backend/cpu/attention_function_*.cpp), its CUDA row math
+// (backend/cuda/attention_function_row.cuh) and its literal test; the static_assert below and the
+// dispatch switches without `default` (built with -Werror=switch; on CUDA in __host__ __device__
+// functions, which nvcc checks) refuse to compile until every place knows it. Formulas and
+// references: README.md ("Attention functions").
+#pragma once
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace bb {
+
+enum class AttentionFunction {
+  softmax,     // P_j = exp(s_j) / sum_k exp(s_k)
+  ssa,         // scaled signed averaging: P_j = f(s_j) / sum_k f(s_k), f(x) = (1+b|x|)^(sign(x) n)
+  softmax_t,   // softmax(s / tau), tau > 0 trainable per head
+  sparsemax,   // P = [s - tau]_+ with tau such that sum P = 1 (Martins & Astudillo 2016)
+  entmax15,    // P = [z - tau]_+^2, z = s/2, sum P = 1 (1.5-entmax, Peters et al. 2019)
+  sa_softmax,  // softmax(s)_j (s_j - lo) / (hi - lo + 1e-6); rows do not sum to 1 (Zheng et al.
+               // 2025)
+  cosformer,   // s = relu(q) relu(k)^T (no 1/sqrt(d)), P_ij = s_ij c_ij / max(sum_j s_ij c_ij,
+               // 1e-6), c_ij = cos(pi (i - j) / (2M)), M the sequence length (Qin et al. 2022)
+};
+inline constexpr size_t kAttentionFunctionCount = 7;
+
+// How the weights of a row are computed.
+enum class AttentionFamily {
+  softmax_of_transform,  // P = softmax(t(s)), t elementwise: block-wise on the CPU, one warp a row
+  row,                   // a row kernel of its own
+};
+
+// How a trainable value is stored: raw, made effective by ops::head_values_effective, which maps
+// slot 0 by exp and slot 1 by 1 + exp (checked below for every row).
+enum class RawMap {
+  exp,           // v = e^raw > 0
+  one_plus_exp,  // v = 1 + e^raw > 1
+};
+
+// A trainable value per head (the ops' v0, v1).
+struct HeadValueSpec {
+  std::string_view name;     // in labels and `info`: b, n, τ
+  std::string_view meaning;  // one phrase for --help and reports
+  RawMap map;
+  double init;               // default initial (effective) value
+};
+
+struct AttentionFunctionSpec {
+  AttentionFunction function;
+  std::string_view name;  // --attention, config.json's attention_scoring
+  std::string_view help;  // a phrase for --help
+  AttentionFamily family;
+  bool relu_features;  // scores relu(q) relu(k)^T without 1/sqrt(d) (else q k^T / sqrt(d))
+  int value_count;     // trainable values per head: values[0 .. value_count)
+  std::array<HeadValueSpec, 2> values;
+};
+
+inline constexpr HeadValueSpec kNoValue{"", "", RawMap::exp, 0};
+
+using AttentionFunctionTable = std::array<AttentionFunctionSpec, kAttentionFunctionCount>;
+
+// clang-format off
+inline constexpr AttentionFunctionTable kAttentionFunctionTable{{
+    {AttentionFunction::softmax, "softmax", "exp(s) normalised",
+     AttentionFamily::softmax_of_transform, false, 0, {kNoValue, kNoValue}},
+    {AttentionFunction::ssa, "ssa", "scaled signed averaging, (1 + b|s|)^(sign(s) n) normalised",
+     AttentionFamily::softmax_of_transform, false, 2,
+     {{{"b", "SSA's scale b > 0", RawMap::exp, 1.0},
+       {"n", "SSA's exponent n > 1", RawMap::one_plus_exp, 1.5}}}},
+    {AttentionFunction::softmax_t, "softmax-t", "softmax(s / τ), τ trainable per head",
+     AttentionFamily::softmax_of_transform, false, 1,
+     {{{"τ", "the temperature τ > 0", RawMap::exp, 1.0}, kNoValue}}},
+    {AttentionFunction::sparsemax, "sparsemax", "Euclidean projection onto the simplex",
+     AttentionFamily::row, false, 0, {kNoValue, kNoValue}},
+    {AttentionFunction::entmax15, "entmax15", "1.5-entmax", AttentionFamily::row, false, 0,
+     {kNoValue, kNoValue}},
+    {AttentionFunction::sa_softmax, "sa-softmax", "self-adjusting softmax (rows do not sum to 1)",
+     AttentionFamily::row, false, 0, {kNoValue, kNoValue}},
+    {AttentionFunction::cosformer, "cosformer", "cosine-reweighted ReLU features (linear)",
+     AttentionFamily::row, true, 0, {kNoValue, kNoValue}},
+}};
+// clang-format on
+
+// Every row is in enum order, so a function's row is kAttentionFunctionTable[size_t(f)].
+constexpr bool table_in_enum_order() {
+  for (size_t i = 0; i < kAttentionFunctionTable.size(); ++i)
+    if (size_t(kAttentionFunctionTable[i].function) != i) return false;
+  return true;
+}
+static_assert(table_in_enum_order(), "kAttentionFunctionTable: a row per function, in enum order");
+
+// ops::head_values_effective maps slot 0 by exp and slot 1 by 1 + exp.
+constexpr bool raw_maps_match_the_op() {
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)
+    for (int slot = 0; slot < f.value_count; ++slot)
+      if (f.values[size_t(slot)].map != (slot == 0 ? RawMap::exp : RawMap::one_plus_exp))
+        return false;
+  return true;
+}
+static_assert(raw_maps_match_the_op(), "a trainable value's raw map differs from its slot's op");
+
+constexpr const AttentionFunctionSpec& attention_function_spec(AttentionFunction f) {
+  return kAttentionFunctionTable[size_t(f)];
+}
+
+// Every function in table order (tests loop over it).
+using AttentionFunctionList = std::array<AttentionFunction, kAttentionFunctionCount>;
+inline constexpr AttentionFunctionList kAllAttentionFunctions = [] {
+  AttentionFunctionList all{};
+  for (size_t i = 0; i < all.size(); ++i) all[i] = kAttentionFunctionTable[i].function;
+  return all;
+}();
+
+// How many trainable values per head a function has: the ops' v0, v1 (effective values).
+constexpr int head_value_count(AttentionFunction f) {
+  return attention_function_spec(f).value_count;
+}
+constexpr bool scores_relu_features(AttentionFunction f) {
+  return attention_function_spec(f).relu_features;
+}
+
+std::string attention_function_name(AttentionFunction f);
+// The function named `s`; else a one-line error listing the names.
+AttentionFunction parse_attention_function(const std::string& s);
+std::string attention_function_names();  // "softmax, ssa, ..., cosformer" (messages, --help)
+// --help of every --attention option: each name with its phrase.
+std::string attention_function_help();
+
+}  // namespace bb
