@@ -100,7 +100,8 @@ nlohmann::json median_rates(const std::vector<std::map<std::string, double>>& wi
 }
 
 struct BenchArgs {
-  std::string what, preset = "babyberta", attention = "softmax", corpus;
+  std::string what, preset = "babyberta",
+              attention = attention_function_name(AttentionFunction::softmax), corpus;
   int vocab_size = 8192;
   std::string method = "holistic";
   int threads = 1, batch = 16, batch_tokens = 0;

@@ -50,7 +50,7 @@ void add_compare(CLI::App& app) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
   auto boot = std::make_shared<int>(1000);
-  auto baseline = std::make_shared<std::string>("softmax");
+  auto baseline = std::make_shared<std::string>(attention_function_name(AttentionFunction::softmax));
   cmd->add_option("results", *files,
                   "Result JSON files from probe (experiment's NAME.settings.json files beside "
                   "them, as in results/*.json, are skipped)")

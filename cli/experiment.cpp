@@ -272,9 +272,10 @@ void run_experiment(ExperimentArgs a) {
   for (const auto& [path, settings] : g.new_results)  // each new result: the settings that made it
     write_file_atomic(path, settings.dump(2) + "\n");
   // Compared with softmax where the grid has it, else with its first function.
-  const bool has_softmax = std::find(functions.begin(), functions.end(), "softmax") != functions.end();
+  const std::string softmax = attention_function_name(AttentionFunction::softmax);
+  const bool has_softmax = std::find(functions.begin(), functions.end(), softmax) != functions.end();
   const Comparison c = compare_runs(load_runs(g.results), 1000, 1,
-                                    has_softmax ? "softmax" : functions.front());
+                                    has_softmax ? softmax : functions.front());
   write_report(out / "report", c);
   print_phenomena(c);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -44,7 +44,7 @@ ojson train_settings(const TrainArgs& a, const std::string& corpus_sha256,
   // Settings of one function only where they were added after runs of the others existed (so
   // those runs keep their fingerprint).
   if (a.recipe != "babyberta") settings["--recipe"] = a.recipe;
-  if (a.attention == "softmax-t") {
+  if (parse_attention_function(a.attention) == AttentionFunction::softmax_t) {
     settings["--temperature"] = a.temperature.init;
     settings["--freeze-temperature"] = a.temperature.freeze;
   }

@@ -14,7 +14,8 @@
 namespace bb::cli {
 
 struct TrainArgs {
-  std::string corpus, out, tokenizer, preset = "babyberta", attention = "softmax";
+  std::string corpus, out, tokenizer, preset = "babyberta",
+              attention = attention_function_name(AttentionFunction::softmax);
   std::string recipe = "babyberta";  // encoder/recipe.h; fills the flags not given
   double layer_norm_eps = 0;         // 0: the preset's (a recipe may set it)
   int64_t steps = 10000;

@@ -209,10 +209,10 @@ Config config_from_json(const json& j, const std::string& where) {
   f.get("unk_token_id", c.unk_id);
   f.get("bos_token_id", c.bos_id);
   f.get("eos_token_id", c.eos_id);
-  std::string scoring = "softmax";
-  f.get("attention_scoring", scoring);
+  std::string function = attention_function_name(c.attention);  // absent: the default
+  f.get("attention_scoring", function);
   try {
-    c.attention = parse_attention_function(scoring);
+    c.attention = parse_attention_function(function);
   } catch (const Error& e) {
     fail("{}: {}", where, e.what());
   }

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "backend/attention_function.h"
+
 namespace bb {
 
 struct RunResult {
@@ -73,6 +75,7 @@ struct Comparison {
 // `baseline`: the attention label every other group of a stratum is compared with; with more than
 // one group, a label no result has is a one-line error listing the labels.
 Comparison compare_runs(std::vector<RunResult> runs, int bootstrap = 1000, uint64_t seed = 1,
-                        const std::string& baseline = "softmax");
+                        const std::string& baseline =
+                            attention_function_name(AttentionFunction::softmax));
 
 }  // namespace bb
