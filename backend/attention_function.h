@@ -41,12 +41,20 @@ enum class RawMap {
   one_plus_exp,  // v = 1 + e^raw > 1
 };
 
-// A trainable value per head (the ops' v0, v1).
+// A trainable value per head (the ops' v0, v1): how it is named, stored, bounded and set.
 struct HeadValueSpec {
   std::string_view name;     // in labels and `info`: b, n, τ
-  std::string_view meaning;  // one phrase for --help and reports
+  std::string_view meaning;  // one phrase for reports
   RawMap map;
   double init;               // default initial (effective) value
+  double lo, hi;             // an initial value lies in (lo, hi] when lo_open, else in [lo, hi]
+  bool lo_open;
+  std::string_view init_flag, init_help;      // train's flag for the initial value
+  std::string_view freeze_flag, freeze_help;  // train's flag that keeps it fixed
+  std::string_view config_init, config_freeze;  // their config.json keys
+  // run.json fingerprints it for runs of every function (SSA's: they predate the other
+  // functions, and changing that would change old runs' fingerprints); else only for its own.
+  bool in_every_run;
 };
 
 struct AttentionFunctionSpec {
@@ -59,7 +67,8 @@ struct AttentionFunctionSpec {
   std::array<HeadValueSpec, 2> values;
 };
 
-inline constexpr HeadValueSpec kNoValue{"", "", RawMap::exp, 0};
+inline constexpr HeadValueSpec kNoValue{"", "", RawMap::exp, 0, 0, 0, false, "", "", "", "",
+                                         "", "", false};
 
 using AttentionFunctionTable = std::array<AttentionFunctionSpec, kAttentionFunctionCount>;
 
@@ -69,11 +78,19 @@ inline constexpr AttentionFunctionTable kAttentionFunctionTable{{
      AttentionFamily::softmax_of_transform, false, 0, {kNoValue, kNoValue}},
     {AttentionFunction::ssa, "ssa", "scaled signed averaging, (1 + b|s|)^(sign(s) n) normalised",
      AttentionFamily::softmax_of_transform, false, 2,
-     {{{"b", "SSA's scale b > 0", RawMap::exp, 1.0},
-       {"n", "SSA's exponent n > 1", RawMap::one_plus_exp, 1.5}}}},
+     {{{"b", "SSA's scale b > 0", RawMap::exp, 1.0, 0, 1000, true,
+        "--ssa-b-init", "SSA: initial b", "--ssa-freeze-b", "SSA: keep b fixed",
+        "ssa_b_init", "ssa_freeze_b", true},
+       {"n", "SSA's exponent n > 1", RawMap::one_plus_exp, 1.5, 1, 100, true,
+        "--ssa-n-init", "SSA: initial n", "--ssa-freeze-n", "SSA: keep n fixed (SSA-1.5, SSA-2)",
+        "ssa_n_init", "ssa_freeze_n", true}}}},
     {AttentionFunction::softmax_t, "softmax-t", "softmax(s / τ), τ trainable per head",
      AttentionFamily::softmax_of_transform, false, 1,
-     {{{"τ", "the temperature τ > 0", RawMap::exp, 1.0}, kNoValue}}},
+     {{{"τ", "the temperature τ > 0", RawMap::exp, 1.0, 1e-3, 1e3, false,
+        "--temperature", "softmax-t: initial temperature tau (softmax(s / tau), tau trainable per "
+        "head)", "--freeze-temperature", "softmax-t: keep tau fixed",
+        "softmax_t_temperature_init", "softmax_t_freeze_temperature", false},
+       kNoValue}}},
     {AttentionFunction::sparsemax, "sparsemax", "Euclidean projection onto the simplex",
      AttentionFamily::row, false, 0, {kNoValue, kNoValue}},
     {AttentionFunction::entmax15, "entmax15", "1.5-entmax", AttentionFamily::row, false, 0,
@@ -105,6 +122,21 @@ static_assert(raw_maps_match_the_op(), "a trainable value's raw map differs from
 
 constexpr const AttentionFunctionSpec& attention_function_spec(AttentionFunction f) {
   return kAttentionFunctionTable[size_t(f)];
+}
+
+// An initial value and whether it stays fixed, per function and slot (train's flags, Config).
+struct HeadValueSetting {
+  double init = 0;
+  bool freeze = false;
+};
+using HeadValueSettings = std::array<std::array<HeadValueSetting, 2>, kAttentionFunctionCount>;
+// Every value at its table default, none frozen.
+constexpr HeadValueSettings default_head_value_settings() {
+  HeadValueSettings s{};
+  for (size_t f = 0; f < s.size(); ++f)
+    for (size_t slot = 0; slot < 2; ++slot)
+      s[f][slot].init = kAttentionFunctionTable[f].values[slot].init;
+  return s;
 }
 
 // Every function in table order (tests loop over it).

@@ -34,20 +34,20 @@ ojson train_settings(const TrainArgs& a, const std::string& corpus_sha256,
                {"--adam-eps", o.eps},
                {"--no-bias-correction", !o.bias_correction},
                {"--dropout", a.dropout},
-               {"--ssa-b-init", a.ssa.b_init},
-               {"--ssa-n-init", a.ssa.n_init},
-               {"--ssa-freeze-b", a.ssa.freeze_b},
-               {"--ssa-freeze-n", a.ssa.freeze_n},
                {"--ssa-lr-mult", o.ssa_lr_mult},
                {"--dev-fraction", a.dev_fraction},
                {"--dev-batches", a.dev_batches}};
   // Settings of one function only where they were added after runs of the others existed (so
   // those runs keep their fingerprint).
   if (a.recipe != "babyberta") settings["--recipe"] = a.recipe;
-  if (parse_attention_function(a.attention) == AttentionFunction::softmax_t) {
-    settings["--temperature"] = a.temperature.init;
-    settings["--freeze-temperature"] = a.temperature.freeze;
-  }
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags
+    for (int slot = 0; slot < f.value_count; ++slot) {
+      const HeadValueSpec& v = f.values[size_t(slot)];
+      if (!v.in_every_run && parse_attention_function(a.attention) != f.function) continue;
+      const HeadValueSetting& s = a.head_values[size_t(f.function)][size_t(slot)];
+      settings[std::string(v.init_flag)] = s.init;
+      settings[std::string(v.freeze_flag)] = s.freeze;
+    }
   return settings;
 }
 

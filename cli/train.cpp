@@ -78,18 +78,18 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
                 "Adam without bias correction (reproduces BabyBERTa)");
   cmd->add_option("--dropout", a.dropout, "Hidden and attention dropout")
       ->check(in_range(0, 1, false, true))->capture_default_str();
-  cmd->add_option("--ssa-b-init", a.ssa.b_init, "SSA: initial b (> 0)")->check(in_range(0, 1e6, true))->capture_default_str();
-  cmd->add_option("--ssa-n-init", a.ssa.n_init, "SSA: initial n (> 1)")->check(in_range(1, 1e6, true))->capture_default_str();
-  cmd->add_flag("--ssa-freeze-b", a.ssa.freeze_b, "SSA: keep b fixed");
-  cmd->add_flag("--ssa-freeze-n", a.ssa.freeze_n, "SSA: keep n fixed (SSA-1.5, SSA-2)");
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags
+    for (int slot = 0; slot < f.value_count; ++slot) {
+      const HeadValueSpec& v = f.values[size_t(slot)];
+      HeadValueSetting& s = a.head_values[size_t(f.function)][size_t(slot)];
+      cmd->add_option(std::string(v.init_flag), s.init, std::string(v.init_help))
+          ->check(in_range(v.lo, v.hi, v.lo_open))
+          ->capture_default_str();
+      cmd->add_flag(std::string(v.freeze_flag), s.freeze, std::string(v.freeze_help));
+    }
   cmd->add_option("--ssa-lr-mult", a.optim.ssa_lr_mult, "SSA: learning-rate multiplier for b, n")
       ->check(in_range(0, 1e6))
       ->capture_default_str();
-  cmd->add_option("--temperature", a.temperature.init,
-                  "softmax-t: initial temperature tau (softmax(s / tau), tau trainable per head)")
-      ->check(in_range(kMinTemperature, kMaxTemperature))
-      ->capture_default_str();
-  cmd->add_flag("--freeze-temperature", a.temperature.freeze, "softmax-t: keep tau fixed");
   cmd->add_option("--eval-every", a.eval_every, "Dev loss, checkpoint and metrics line every K steps")
       ->check(count_in(1, 1000000000))
       ->capture_default_str();
@@ -188,8 +188,7 @@ Config model_config(const TrainArgs& a, const Tokenizer& tok) {
   if (a.layer_norm_eps > 0) config.layer_norm_eps = a.layer_norm_eps;
   config.vocab_size = tok.vocab_size();
   config.attention = parse_attention_function(a.attention);
-  config.ssa = a.ssa;
-  config.temperature = a.temperature;
+  config.head_values = a.head_values;
   config.hidden_dropout = config.attention_dropout = a.dropout;
   config.tokenizer = tok.settings();
   config.validate("train options");

@@ -31,8 +31,7 @@ struct TrainArgs {
   OptimConfig optim;
   double dropout = 0.1, dev_fraction = 0.01;
   int64_t eval_every = 1000, dev_batches = 100;
-  SsaSettings ssa;
-  TemperatureSettings temperature;
+  HeadValueSettings head_values = default_head_value_settings();  // the table's init/freeze flags
   std::string probe_suite;      // with probe_every: learning curves on a suite
   int64_t probe_every = 0;
   int probe_pairs = 0;          // pairs per paradigm of those probes (0: all)

@@ -76,13 +76,15 @@ void Config::validate(const std::string& where) const {
     BB_CHECK(p >= 0 && p < 1, "{}: {} must be >= 0 and < 1, got {}", where, key, p);
   BB_CHECK(init_std > 0 && init_std <= 1, "{}: initializer_range must be > 0 and <= 1, got {}",
            where, init_std);
-  BB_CHECK(ssa.b_init > 0 && ssa.b_init <= kMaxSsaB, "{}: ssa_b_init must be > 0 and <= {}, got {}",
-           where, kMaxSsaB, ssa.b_init);
-  BB_CHECK(ssa.n_init > 1 && ssa.n_init <= kMaxSsaN, "{}: ssa_n_init must be > 1 and <= {}, got {}",
-           where, kMaxSsaN, ssa.n_init);
-  BB_CHECK(temperature.init >= kMinTemperature && temperature.init <= kMaxTemperature,
-           "{}: softmax_t_temperature_init must be between {:g} and {:g}, got {}", where,
-           kMinTemperature, kMaxTemperature, temperature.init);
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)
+    for (int slot = 0; slot < f.value_count; ++slot) {
+      const HeadValueSpec& v = f.values[size_t(slot)];
+      const double x = head_value(f.function, slot).init;
+      const bool above_lo = v.lo_open ? x > v.lo : x >= v.lo;  // false for NaN
+      BB_CHECK(above_lo && x <= v.hi, "{}: {} must be {} {:g} and {} {:g}, got {}", where,
+               v.config_init, v.lo_open ? ">" : "between", v.lo, v.lo_open ? "<=" : "and", v.hi,
+               x);
+    }
   const std::pair<const char*, int> ids[] = {{"mask_token_id", mask_id}, {"pad_token_id", pad_id},
                                              {"unk_token_id", unk_id}, {"bos_token_id", bos_id},
                                              {"eos_token_id", eos_id}};
@@ -125,14 +127,11 @@ json to_json(const Config& c) {
   };
   // The settings of the function in use only (older files hold ssa_* for every function; they
   // are still read).
-  if (c.attention == AttentionFunction::ssa) {
-    j["ssa_b_init"] = c.ssa.b_init;
-    j["ssa_n_init"] = c.ssa.n_init;
-    j["ssa_freeze_b"] = c.ssa.freeze_b;
-    j["ssa_freeze_n"] = c.ssa.freeze_n;
-  } else if (c.attention == AttentionFunction::softmax_t) {
-    j["softmax_t_temperature_init"] = c.temperature.init;
-    j["softmax_t_freeze_temperature"] = c.temperature.freeze;
+  const AttentionFunctionSpec& f = attention_function_spec(c.attention);
+  for (int slot = 0; slot < f.value_count; ++slot) {
+    const HeadValueSpec& v = f.values[size_t(slot)];
+    j[std::string(v.config_init)] = c.head_value_init(slot);
+    j[std::string(v.config_freeze)] = c.head_value_frozen(slot);
   }
   return j;
 }
@@ -216,12 +215,12 @@ Config config_from_json(const json& j, const std::string& where) {
   } catch (const Error& e) {
     fail("{}: {}", where, e.what());
   }
-  f.get("ssa_b_init", c.ssa.b_init);
-  f.get("ssa_n_init", c.ssa.n_init);
-  f.get("ssa_freeze_b", c.ssa.freeze_b);
-  f.get("ssa_freeze_n", c.ssa.freeze_n);
-  f.get("softmax_t_temperature_init", c.temperature.init);
-  f.get("softmax_t_freeze_temperature", c.temperature.freeze);
+  for (const AttentionFunctionSpec& fn : kAttentionFunctionTable)
+    for (int slot = 0; slot < fn.value_count; ++slot) {
+      const HeadValueSpec& v = fn.values[size_t(slot)];
+      f.get(std::string(v.config_init).c_str(), c.head_value(fn.function, slot).init);
+      f.get(std::string(v.config_freeze).c_str(), c.head_value(fn.function, slot).freeze);
+    }
   if (j.contains("tokenizer")) {
     BB_CHECK(j["tokenizer"].is_object(), "{}: field \"tokenizer\" must be an object, got {}",
              where, j["tokenizer"].dump());

@@ -9,18 +9,6 @@
 
 namespace bb {
 
-struct SsaSettings {
-  double b_init = attention_function_spec(AttentionFunction::ssa).values[0].init;  // b = e^beta > 0
-  double n_init = attention_function_spec(AttentionFunction::ssa).values[1].init;  // n = 1 + e^nu
-  bool freeze_b = false;
-  bool freeze_n = false;  // SSA-1.5 / SSA-2 of the paper freeze n
-};
-
-struct TemperatureSettings {  // softmax-t: softmax(s / tau), tau = exp(theta) > 0 per head
-  double init = attention_function_spec(AttentionFunction::softmax_t).values[0].init;
-  bool freeze = false;
-};
-
 struct Config {
   int vocab_size = 8192;
   int hidden = 256;
@@ -34,27 +22,29 @@ struct Config {
   double init_std = 0.02;  // truncated normal at +-2 std
   int mask_id = 0, pad_id = 1, unk_id = 2, bos_id = 3, eos_id = 4;
   AttentionFunction attention = AttentionFunction::softmax;  // config.json: attention_scoring
-  SsaSettings ssa;                  // config.json: ssa_* (written for ssa models)
-  TemperatureSettings temperature;  // config.json: softmax_t_* (written for softmax-t models)
+  // Every function's trainable values' initial values and freeze flags (config.json: the keys of
+  // the table, written for the function in use).
+  HeadValueSettings head_values = default_head_value_settings();
   nlohmann::json tokenizer = nlohmann::json::object();  // normalisation settings (tokenizer/)
 
   int max_tokens() const { return max_positions - pad_id - 1; }
   // Trainable value `slot` of the attention function (backend/attention_function.h,
   // head_value_count): its initial (effective) value and whether it stays fixed.
-  double head_value_init(int slot) const {
-    if (attention == AttentionFunction::softmax_t) return temperature.init;
-    return slot == 0 ? ssa.b_init : ssa.n_init;
+  double head_value_init(int slot) const { return head_value(attention, slot).init; }
+  bool head_value_frozen(int slot) const { return head_value(attention, slot).freeze; }
+  HeadValueSetting& head_value(AttentionFunction f, int slot) {
+    return head_values[size_t(f)][size_t(slot)];
   }
-  bool head_value_frozen(int slot) const {
-    if (attention == AttentionFunction::softmax_t) return temperature.freeze;
-    return slot == 0 ? ssa.freeze_b : ssa.freeze_n;
+  const HeadValueSetting& head_value(AttentionFunction f, int slot) const {
+    return head_values[size_t(f)][size_t(slot)];
   }
   // "softmax", "ssa", "ssa(n=2 frozen)", "softmax-t(τ=2 frozen)", "sparsemax", ...: the function,
   // and its settings where they differ from the defaults.
   std::string label() const;
   // Every size within the bounds below, hidden divisible by heads, layer_norm_eps in (0, 0.1),
-  // dropouts in [0, 1), initializer_range in (0, 1], SSA's b in (0, kMaxSsaB] and n in
-  // (1, kMaxSsaN], softmax-t's tau in [kMinTemperature, kMaxTemperature], the five special ids distinct and inside the vocabulary; else a one-line error
+  // dropouts in [0, 1), initializer_range in (0, 1], every trainable value's initial value within
+  // its table bounds (backend/attention_function.h), the five special ids distinct and inside the
+  // vocabulary; else a one-line error
   // "<where>: <field> must be ..., got <value>".
   void validate(const std::string& where) const;
 };
@@ -68,8 +58,6 @@ inline constexpr int kMaxLayers = 1'024;
 inline constexpr int kMaxFfn = 1'048'576;
 inline constexpr int kMaxPositions = 16'384;  // dense attention: L^2 scores per head and sequence
 inline constexpr int64_t kMaxParameters = 1'000'000'000;  // 4 GB of float32 weights
-inline constexpr double kMaxSsaB = 1000, kMaxSsaN = 100;
-inline constexpr double kMinTemperature = 1e-3, kMaxTemperature = 1e3;
 
 // The number of parameters of a model of `c` (ParamLayout(c).total), without building the layout.
 int64_t parameter_count(const Config& c);

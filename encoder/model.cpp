@@ -119,11 +119,13 @@ void Model<T>::init_weights(uint64_t seed) {
         break;
       case ParamKind::bias: std::fill(p, p + t.size, T(0)); break;
       case ParamKind::norm: std::fill(p, p + t.size, T(1)); break;
-      case ParamKind::ssa_b: std::fill(p, p + t.size, T(raw_value(t.kind, cfg_.ssa.b_init))); break;
-      case ParamKind::ssa_n: std::fill(p, p + t.size, T(raw_value(t.kind, cfg_.ssa.n_init))); break;
-      case ParamKind::temperature:
-        std::fill(p, p + t.size, T(raw_value(t.kind, cfg_.temperature.init)));
+      case ParamKind::ssa_b:
+      case ParamKind::ssa_n:
+      case ParamKind::temperature: {
+        const double init = cfg_.head_value_init(head_value_slot(t.kind));
+        std::fill(p, p + t.size, T(raw_value(t.kind, init)));
         break;
+      }
     }
   }
   // The padding rows of the word and position embeddings are zero, as HF initialises them.

@@ -26,9 +26,10 @@ AdamW::AdamW(const ParamLayout& layout, const Config& config, const OptimConfig&
   for (const ParamTensor& t : layout.tensors) {
     const bool decay = t.kind == ParamKind::matrix;
     double mult = 1.0;
-    if (t.kind == ParamKind::ssa_b) mult = config.ssa.freeze_b ? 0.0 : opt.ssa_lr_mult;
-    if (t.kind == ParamKind::ssa_n) mult = config.ssa.freeze_n ? 0.0 : opt.ssa_lr_mult;
-    if (t.kind == ParamKind::temperature) mult = config.temperature.freeze ? 0.0 : 1.0;
+    if (is_head_value(t.kind)) {  // --ssa-lr-mult scales SSA's b and n only
+      const double lr_mult = config.attention == AttentionFunction::ssa ? opt.ssa_lr_mult : 1.0;
+      mult = config.head_value_frozen(head_value_slot(t.kind)) ? 0.0 : lr_mult;
+    }
     if (!groups_.empty() && groups_.back().decay == decay && groups_.back().lr_mult == mult &&
         groups_.back().offset + groups_.back().size == t.offset) {
       groups_.back().size += t.size;

@@ -128,6 +128,8 @@ double raw_value(ParamKind k, double effective) {
 
 double effective_lower_bound(ParamKind k) { return k == ParamKind::ssa_n ? 1 : 0; }
 
+int head_value_slot(ParamKind k) { return k == ParamKind::ssa_n ? 1 : 0; }
+
 ParamKind head_value_kind(AttentionFunction s, int slot) {
   if (s == AttentionFunction::softmax_t) return ParamKind::temperature;
   return slot == 0 ? ParamKind::ssa_b : ParamKind::ssa_n;

@@ -27,6 +27,8 @@ double effective_lower_bound(ParamKind k);
 // The kind of a scoring function's trainable value `slot` (ssa: ssa_b, ssa_n; softmax-t:
 // temperature).
 ParamKind head_value_kind(AttentionFunction s, int slot);
+// The slot of a trainable value's kind (ssa_b, temperature: 0; ssa_n: 1).
+int head_value_slot(ParamKind k);
 
 struct ParamTensor {
   std::string name;

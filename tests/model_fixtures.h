@@ -11,7 +11,8 @@ inline Config micro_config(AttentionFunction scoring) {
   Config c = preset("tiny");
   c.vocab_size = 24, c.hidden = 8, c.heads = 2, c.ffn = 12, c.layers = 2, c.max_positions = 14;
   c.attention = scoring;
-  c.ssa.b_init = 0.8, c.ssa.n_init = 1.7;
+  c.head_value(AttentionFunction::ssa, 0).init = 0.8;
+  c.head_value(AttentionFunction::ssa, 1).init = 1.7;
   c.init_std = 0.4;  // large weights: attention far from uniform, every path exercised
   return c;
 }

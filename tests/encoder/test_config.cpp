@@ -26,11 +26,11 @@ TEST_CASE("labels name the scoring function and its non-default settings") {
   CHECK(c.label() == "softmax");
   c.attention = AttentionFunction::ssa;
   CHECK(c.label() == "ssa");
-  c.ssa.n_init = 2, c.ssa.freeze_n = true;
+  c.head_value(AttentionFunction::ssa, 1) = {2, true};
   CHECK(c.label() == "ssa(n=2 frozen)");
   c.attention = AttentionFunction::softmax_t;  // only the function's own settings show
   CHECK(c.label() == "softmax-t");
-  c.temperature.init = 2, c.temperature.freeze = true;
+  c.head_value(AttentionFunction::softmax_t, 0) = {2, true};
   CHECK(c.label() == "softmax-t(τ=2 frozen)");
   c.attention = AttentionFunction::sa_softmax;
   CHECK(c.label() == "sa-softmax");
@@ -41,7 +41,7 @@ TEST_CASE("labels name the scoring function and its non-default settings") {
 TEST_CASE("config.json holds the settings of the function in use; old files keep loading") {
   Config c = preset("tiny");
   c.attention = AttentionFunction::softmax_t;
-  c.temperature.init = 0.5;
+  c.head_value(AttentionFunction::softmax_t, 0).init = 0.5;
   const auto j = to_json(c);
   CHECK(j["attention_scoring"] == "softmax-t");
   CHECK(j["softmax_t_temperature_init"] == 0.5);
@@ -67,7 +67,7 @@ TEST_CASE("config.json holds the settings of the function in use; old files keep
 TEST_CASE("config.json round trip and validation") {
   Config c = preset("small");
   c.attention = AttentionFunction::ssa;
-  c.ssa.b_init = 0.5;
+  c.head_value(AttentionFunction::ssa, 0).init = 0.5;
   const auto j = to_json(c);
   CHECK(j["architectures"][0] == "RobertaForMaskedLM");
   CHECK(j["attention_scoring"] == "ssa");

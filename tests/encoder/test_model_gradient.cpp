@@ -48,7 +48,7 @@ TEST_CASE("whole-model gradient matches finite differences on a micro model") {
 
 TEST_CASE("frozen SSA values get no gradient") {
   Config c = test::micro_config(AttentionFunction::ssa);
-  c.ssa.freeze_n = true;
+  c.head_value(AttentionFunction::ssa, 1).freeze = true;
   const Batch batch = test::micro_batch();
   Model<double> model(c, test::capacity_for(batch, c.max_tokens()));
   model.init_weights(5);
@@ -65,9 +65,9 @@ TEST_CASE("frozen SSA values get no gradient") {
 
 TEST_CASE("softmax-t: tau starts at --temperature, and a frozen tau gets no gradient") {
   Config c = test::micro_config(AttentionFunction::softmax_t);
-  c.temperature.init = 2.5;
+  c.head_value(AttentionFunction::softmax_t, 0).init = 2.5;
   for (bool freeze : {false, true}) {
-    c.temperature.freeze = freeze;
+    c.head_value(AttentionFunction::softmax_t, 0).freeze = freeze;
     const Batch batch = test::micro_batch();
     Model<double> model(c, test::capacity_for(batch, c.max_tokens()));
     model.init_weights(5);

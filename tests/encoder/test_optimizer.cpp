@@ -73,7 +73,7 @@ TEST_CASE("global grad-norm clipping scales every gradient by max_norm / norm") 
 
 TEST_CASE("frozen SSA values never move; ssa_lr_mult scales b and n updates") {
   AdamCase t;
-  t.c.ssa.freeze_n = true;
+  t.c.head_value(AttentionFunction::ssa, 1).freeze = true;
   OptimConfig o;
   o.lr = 1e-2, o.warmup_steps = 0, o.total_steps = 100, o.clip_norm = 0, o.ssa_lr_mult = 2.0;
   AdamW opt(t.layout, t.c, o);

@@ -29,6 +29,14 @@ expect_fail "resume softmax-t with another temperature" \
   "$BB" train "${T[@]}" --out att-t --attention softmax-t --temperature 3 --freeze-temperature --steps 6 --resume
 expect_ok "resume softmax-t with its own settings" \
   "$BB" train "${T[@]}" --out att-t --attention softmax-t --temperature 2 --freeze-temperature --steps 6 --resume
+# run.json fingerprints SSA's value flags for every function and softmax-t's only for its own runs
+# (as before the attention-function table: old runs keep their fingerprints).
+check "softmax-t's run.json holds --temperature and SSA's flags" \
+  bash -c "grep -q '\"--freeze-temperature\": true' '$WORK/att-t/run.json' && grep -q '\"--ssa-freeze-n\": false' '$WORK/att-t/run.json'"
+check "a sparsemax run.json holds SSA's flags but not --temperature" \
+  bash -c "'$BB' train ${T[*]} --out att-keys --attention sparsemax --steps 2 >/dev/null 2>&1 && grep -q '\"--ssa-b-init\": 1.0' '$WORK/att-keys/run.json' && ! grep -q -- '--temperature' '$WORK/att-keys/run.json'"
+expect_fail "train --ssa-b-init above its table bound" "--ssa-b-init: 2000 is out of range; expected a number in \(0, 1000\]" \
+  "$BB" train "${T[@]}" --out att-bad --attention ssa --ssa-b-init 2000
 
 for att in sparsemax entmax15 sa-softmax cosformer; do
   expect_ok "train and probe $att" bash -c "'$BB' train ${T[*]} --out att-$att --attention $att --steps 4 \
