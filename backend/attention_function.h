@@ -52,6 +52,9 @@ struct HeadValueSpec {
   std::string_view init_flag, init_help;      // train's flag for the initial value
   std::string_view freeze_flag, freeze_help;  // train's flag that keeps it fixed
   std::string_view config_init, config_freeze;  // their config.json keys
+  // Its tensors' names inside a layer: the raw value (checkpoints) and the effective value
+  // (model.safetensors), shape [heads].
+  std::string_view raw_tensor, effective_tensor;
   // run.json fingerprints it for runs of every function (SSA's: they predate the other
   // functions, and changing that would change old runs' fingerprints); else only for its own.
   bool in_every_run;
@@ -68,7 +71,7 @@ struct AttentionFunctionSpec {
 };
 
 inline constexpr HeadValueSpec kNoValue{"", "", RawMap::exp, 0, 0, 0, false, "", "", "", "",
-                                         "", "", false};
+                                         "", "", "", "", false};
 
 using AttentionFunctionTable = std::array<AttentionFunctionSpec, kAttentionFunctionCount>;
 
@@ -80,16 +83,17 @@ inline constexpr AttentionFunctionTable kAttentionFunctionTable{{
      AttentionFamily::softmax_of_transform, false, 2,
      {{{"b", "SSA's scale b > 0", RawMap::exp, 1.0, 0, 1000, true,
         "--ssa-b-init", "SSA: initial b", "--ssa-freeze-b", "SSA: keep b fixed",
-        "ssa_b_init", "ssa_freeze_b", true},
+        "ssa_b_init", "ssa_freeze_b", "attention.self.ssa_beta", "attention.self.ssa_b", true},
        {"n", "SSA's exponent n > 1", RawMap::one_plus_exp, 1.5, 1, 100, true,
         "--ssa-n-init", "SSA: initial n", "--ssa-freeze-n", "SSA: keep n fixed (SSA-1.5, SSA-2)",
-        "ssa_n_init", "ssa_freeze_n", true}}}},
+        "ssa_n_init", "ssa_freeze_n", "attention.self.ssa_nu", "attention.self.ssa_n", true}}}},
     {AttentionFunction::softmax_t, "softmax-t", "softmax(s / τ), τ trainable per head",
      AttentionFamily::softmax_of_transform, false, 1,
      {{{"τ", "the temperature τ > 0", RawMap::exp, 1.0, 1e-3, 1e3, false,
         "--temperature", "softmax-t: initial temperature tau (softmax(s / tau), tau trainable per "
         "head)", "--freeze-temperature", "softmax-t: keep tau fixed",
-        "softmax_t_temperature_init", "softmax_t_freeze_temperature", false},
+        "softmax_t_temperature_init", "softmax_t_freeze_temperature",
+        "attention.self.log_temperature", "attention.self.temperature", false},
        kNoValue}}},
     {AttentionFunction::sparsemax, "sparsemax", "Euclidean projection onto the simplex",
      AttentionFamily::row, false, 0, {kNoValue, kNoValue}},

@@ -1,7 +1,6 @@
 #include "encoder/parameters.h"
 
 #include <cmath>
-#include <span>
 
 #include "common/error.h"
 
@@ -30,8 +29,8 @@ struct Spec {
   const char* saved_name = nullptr;  // null: name
 };
 
-// The tables below are the layout, in order: embeddings, per layer kLayer (then kSsa for SSA,
-// kTemperature for softmax-t), then the head. Names and shapes do not depend on T.
+// The tables below are the layout, in order: embeddings, per layer kLayer (then the attention
+// function's trainable values, head_value_specs), then the head. Names and shapes do not depend on T.
 template <typename T>
 using PV = ParamViews<T>;
 template <typename T>
@@ -66,26 +65,18 @@ const Spec<LayerSlot<T>> kLayer[] = {
     {"output.LayerNorm.bias", Dim::C, Dim::none, ParamKind::bias, &L<T>::ln2_b},
 };
 
+// The per-layer trainable values of c's attention function (empty: none), named by the
+// attention-function table (whose strings are literals, so .data() is null-terminated).
 template <typename T>
-const Spec<LayerSlot<T>> kSsa[] = {
-    {"attention.self.ssa_beta", Dim::H, Dim::none, ParamKind::ssa_b, &L<T>::head_raw0,
-     "attention.self.ssa_b"},
-    {"attention.self.ssa_nu", Dim::H, Dim::none, ParamKind::ssa_n, &L<T>::head_raw1,
-     "attention.self.ssa_n"},
-};
-
-template <typename T>
-const Spec<LayerSlot<T>> kTemperature[] = {
-    {"attention.self.log_temperature", Dim::H, Dim::none, ParamKind::temperature,
-     &L<T>::head_raw0, "attention.self.temperature"},
-};
-
-// The per-layer trainable values of c's scoring function (empty: none).
-template <typename T>
-std::span<const Spec<LayerSlot<T>>> head_value_specs(const Config& c) {
-  if (c.attention == AttentionFunction::ssa) return kSsa<T>;
-  if (c.attention == AttentionFunction::softmax_t) return kTemperature<T>;
-  return {};
+std::vector<Spec<LayerSlot<T>>> head_value_specs(const Config& c) {
+  const AttentionFunctionSpec& f = attention_function_spec(c.attention);
+  std::vector<Spec<LayerSlot<T>>> specs;
+  for (int slot = 0; slot < f.value_count; ++slot) {
+    const HeadValueSpec& v = f.values[size_t(slot)];
+    specs.push_back({v.raw_tensor.data(), Dim::H, Dim::none, head_value_kind(c.attention, slot),
+                     slot == 0 ? &L<T>::head_raw0 : &L<T>::head_raw1, v.effective_tensor.data()});
+  }
+  return specs;
 }
 
 template <typename T>
