@@ -84,6 +84,15 @@ std::optional<ojson> read_run_settings(const fs::path& dir) {
   return (*record)["settings"];
 }
 
+std::optional<RunPlan> read_run_plan(const fs::path& dir) {
+  const auto settings = read_run_settings(dir);
+  if (!settings) return std::nullopt;
+  RunPlan plan{.steps = std::nullopt, .recipe = settings->value("--recipe", "babyberta")};
+  if (settings->contains("--steps") && (*settings)["--steps"].is_number_integer())
+    plan.steps = (*settings)["--steps"].get<int64_t>();
+  return plan;
+}
+
 std::string settings_fingerprint(const ojson& settings) {
   return sha256_hex(nlohmann::json(settings).dump());  // keys sorted: independent of their order
 }

@@ -23,6 +23,12 @@ nlohmann::ordered_json train_settings(const TrainArgs& a, const std::string& cor
 // (from_step, threads, device, blas: what computed this part of the run; corpus: its path).
 void write_run_settings(const std::filesystem::path& dir, const nlohmann::ordered_json& settings);
 void add_run_session(const std::filesystem::path& dir, const nlohmann::ordered_json& session);
+// What DIR/run.json says of the run's plan: its total steps and recipe (absent: babyberta).
+struct RunPlan {
+  std::optional<int64_t> steps;
+  std::string recipe;
+};
+std::optional<RunPlan> read_run_plan(const std::filesystem::path& dir);
 // DIR/run.json's settings, if the run has recorded any.
 std::optional<nlohmann::ordered_json> read_run_settings(const std::filesystem::path& dir);
 // DIR/run.json whole ({"settings": ..., "sessions": [...]}), or nullopt when there is none.

@@ -24,6 +24,11 @@ check "info labels softmax-t(τ=2 frozen)" \
   grep -q "^attention  softmax-t(τ=2 frozen)$" <(cd "$WORK" && "$BB" info --model att-t)
 check "config.json holds softmax-t's settings, not SSA's" \
   bash -c "grep -q '\"softmax_t_temperature_init\": 2' '$WORK/att-t/config.json' && ! grep -q ssa_b_init '$WORK/att-t/config.json'"
+# info says how far the run trained, with which recipe, and its last dev loss (issue 33, item 9).
+check "info shows the steps trained and the recipe" \
+  grep -q "^training   step 6 of 6, recipe babyberta$" <(cd "$WORK" && "$BB" info --model att-t)
+check "info shows the last dev loss" \
+  grep -Eq "^dev loss   [0-9]+\.[0-9]{4} at step 6$" <(cd "$WORK" && "$BB" info --model att-t)
 expect_fail "resume softmax-t with another temperature" \
   "cannot resume with other settings \(--temperature: checkpoint 2.0, now 3.0\)" \
   "$BB" train "${T[@]}" --out att-t --attention softmax-t --temperature 3 --freeze-temperature --steps 6 --resume
