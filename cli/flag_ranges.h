@@ -52,6 +52,9 @@ inline CLI::Validator count_in(long long lo, long long hi) {
       "in " + desc);
 }
 
+// Seeds: whole numbers in [0, 2^53 - 1], exact as JSON numbers in any reader (run.json, results).
+inline constexpr long long kMaxSeed = 9007199254740991;
+
 // A --threads value: a whole number in [1, 1024]; one above the cores this process may use is
 // capped to them with one warning (more threads than cores only slows compute down, and `score`
 // and `probe` would load one model replica per thread).

@@ -154,6 +154,7 @@ void add_saturation(CLI::App& app) {
       ->check(in_range(0, 1e6))
       ->capture_default_str();
   cmd->add_option("--seed", a->settings.seed, "Seed of the boosted keys (and analytic rows)")
+      ->check(count_in(0, kMaxSeed))
       ->capture_default_str();
   cmd->add_flag("--analytic", a->analytic,
                 "Random N(0, 1) score rows instead of models, one curve per --attention function");

@@ -24,7 +24,10 @@ void add_tokenizer(CLI::App& app) {
   cmd->add_option("--corpus", a->corpus, "One utterance per line (UTF-8)")->required();
   cmd->add_option("--out", a->out, "Output directory (tokenizer.model, tokenizer.json)")
       ->required();
-  cmd->add_option("--vocab-size", a->opt.vocab_size, "Vocabulary size incl. specials")
+  cmd->add_option("--vocab-size", a->opt.vocab_size,
+                  "Vocabulary size incl. specials (the corpus sets its minimum: 5 specials, 256 "
+                  "byte pieces and its distinct characters)")
+      ->check(count_in(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--model-type", a->opt.model_type, "bpe or unigram")->capture_default_str();
   cmd->add_flag("--keep-case", a->keep_case, "Do not lower-case (default: lower-case)");

@@ -38,7 +38,9 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
                   "Trainer setup); sets every training flag not given (README: Training recipes)")
       ->capture_default_str();
   cmd->add_option("--steps", a.steps, "Optimizer steps")->check(count_in(1, 1000000000))->capture_default_str();
-  cmd->add_option("--seed", a.seed, "Seed (init, data order, masks, dropout)")->capture_default_str();
+  cmd->add_option("--seed", a.seed, "Seed (init, data order, masks, dropout)")
+      ->check(count_in(0, kMaxSeed))
+      ->capture_default_str();
   cmd->add_option("--threads", a.threads, "Compute threads")->transform(thread_count())->capture_default_str();
   cmd->add_option("--device", a.device, "cpu or cuda (a -DBABYBERTA_CUDA=ON build with a GPU)")
       ->capture_default_str();
@@ -74,8 +76,8 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--clip", a.optim.clip_norm, "Global grad-norm clip (0: off)")
       ->check(in_range(0, 1e6))->capture_default_str();
   cmd->add_option("--adam-eps", a.optim.eps, "AdamW epsilon")->check(in_range(0, 1, true, true))->capture_default_str();
-  cmd->add_flag("!--no-bias-correction", a.optim.bias_correction,
-                "Adam without bias correction (reproduces BabyBERTa)");
+  cmd->add_flag_callback("--no-bias-correction", [&a] { a.optim.bias_correction = false; },
+                         "Adam without bias correction (reproduces BabyBERTa)");
   cmd->add_option("--dropout", a.dropout, "Hidden and attention dropout")
       ->check(in_range(0, 1, false, true))->capture_default_str();
   for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags

@@ -19,6 +19,10 @@ check "... and run.json records the threads used" grep -q "\"threads\": $cores" 
 echo "the dog sees the toy ." | "$BB" score --model capped --threads 1000 >score.out 2>score.err
 check "score --threads 1000 warns once and scores" \
   bash -c "test \"\$(grep -c 'warning: --threads 1000 is more than' score.err)\" -eq 1 && grep -q mean_ce score.out"
+expect_fail "train --seed -1" "--seed: -1 is out of range; expected a whole number in \[0, 9007199254740991\]" \
+  "$BB" train "${T[@]}" --out r --seed -1
+check "train --help: a range for --seed, no {false} after --no-bias-correction" \
+  bash -c "'$BB' train --help | grep -q -- '--seed UINT:in \[0, ' && ! '$BB' train --help | grep -q 'no-bias-correction{'"
 expect_fail "train --lr -1" "--lr: -1 is out of range" "$BB" train "${T[@]}" --out r --lr -1
 expect_fail "train --lr nan" "--lr: nan is out of range" "$BB" train "${T[@]}" --out r --lr nan
 expect_fail "train --adam-eps 0" "--adam-eps: 0 is out of range" "$BB" train "${T[@]}" --out r --adam-eps 0
