@@ -6,3 +6,14 @@ expect_fail "probe: missing model directory" "no-such-model" \
   "$BB" probe --model no-such-model --suite suite --out r.json
 expect_fail "unknown flag gets a suggestion" "--attention" \
   "$BB" train --corpus c.txt --out m --attenton ssa
+
+# Every numeric option of every command shows its valid range in --help (issue 33, item 12), and no
+# negated flag shows CLI11's "{false}".
+check "--help: every number has a range, no {false}" bash -c '
+  for c in train probe score encode compare experiment info attention saturation bench export \
+           "tokenizer train" "data fetch"; do
+    help="$("$0" $c --help)" || exit 1
+    if printf "%s\n" "$help" | grep -E "^\s+--[a-z-]+ (INT|UINT|FLOAT)" | grep -vq "in [[(]"; then
+      echo "$c: a number without a range"; exit 1; fi
+    if printf "%s\n" "$help" | grep -q "{false}\|{true}"; then echo "$c: {false}"; exit 1; fi
+  done' "$BB"
