@@ -122,6 +122,7 @@ void run(SaturationArgs a) {
   const std::vector<std::string> sentences = suite_sentences(suite, a.sentences);
   BB_CHECK(!sentences.empty(), "{}: no sentences in the suite", a.suite);
   for (const std::string& m : a.models) curves.push_back(model_curves(m, sentences, a.settings));
+  distinguish_labels(curves);
   const std::string described = fmt::format(
       "{} grammatical sentences of {} (taken across its {} paradigms in turn); each layer's own "
       "score rows from one unmodified forward pass.",

@@ -1,7 +1,10 @@
 #include "probing/saturation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "backend/ops.h"
 #include "common/philox.h"
@@ -137,6 +140,18 @@ HeadSaturation SaturationCurves::layer_mean(int l) const {
   for (RowMeasures& r : m.magnified) divide(r, heads);
   for (size_t k = 0; k < m.boosted.size(); ++k) m.boosted[k] /= heads, m.remaining[k] /= heads;
   return m;
+}
+
+void distinguish_labels(std::vector<SaturationCurves>& models) {
+  std::map<std::string, int> uses;
+  for (const SaturationCurves& m : models) ++uses[m.label];
+  std::map<std::string, int> seen;
+  for (SaturationCurves& m : models) {
+    if (uses[m.label] < 2) continue;
+    std::string label = fmt::format("{} ({})", m.label, m.name);
+    if (const int k = ++seen[label]; k > 1) label += fmt::format(" #{}", k);
+    m.label = std::move(label);
+  }
 }
 
 SaturationCurves analytic_saturation(AttentionFunction kind, int L, int blocks,

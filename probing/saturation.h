@@ -67,6 +67,11 @@ struct SaturationCurves {
   HeadSaturation layer_mean(int l) const;
 };
 
+// Models whose labels collide (two checkpoints of one run, two seeds of one function) are told
+// apart in legends and tables: each such label becomes "label (name)", name being the model
+// directory as given; the same directory twice gets " #2", " #3", ...
+void distinguish_labels(std::vector<SaturationCurves>& models);
+
 // Random rows: blocks of N(0, 1) scores, L keys, `blocks` blocks of L rows, for one function at
 // its default values (SSA b = 1, n = 1.5; softmax-t tau = 1); cosFormer's scores are
 // relu(q) relu(k)^T of N(0, 1) features of 16 dimensions.

@@ -241,3 +241,16 @@ TEST_CASE("attention and saturation SVGs are well-formed and render in headless 
     CHECK(png.size() > 5000);  // more than a blank page
   }
 }
+
+TEST_CASE("colliding labels are told apart by model directory; distinct labels stay") {
+  std::vector<SaturationCurves> m(4);
+  m[0].name = "runs/softmax-seed1", m[0].label = "softmax";
+  m[1].name = "runs/softmax-seed2", m[1].label = "softmax";
+  m[2].name = "runs/ssa-seed1", m[2].label = "ssa";
+  m[3].name = "runs/softmax-seed1", m[3].label = "softmax";
+  distinguish_labels(m);
+  CHECK(m[0].label == "softmax (runs/softmax-seed1)");
+  CHECK(m[1].label == "softmax (runs/softmax-seed2)");
+  CHECK(m[2].label == "ssa");
+  CHECK(m[3].label == "softmax (runs/softmax-seed1) #2");
+}

@@ -78,6 +78,12 @@ for f in saturation.json saturation.csv saturation.md magnification.svg dispropo
 done
 check "saturation.md names both models and a λ column" \
   bash -c "grep -q 'softmax-t(τ=2 frozen)' '$WORK/att-sat/saturation.md' && grep -q 'λ for max ≥ 0.9' '$WORK/att-sat/saturation.md'"
+# Two models with one label (issue 33, item 10): the legend names each by its directory.
+rm -rf att-same && cp -r model att-same
+"$BB" saturation --model model --model att-same --suite suite --out att-sat2 --sentences 20 \
+  >/dev/null 2>&1
+check "saturation: colliding labels name their directories in the chart's legend" \
+  bash -c "grep -q 'softmax (model)' '$WORK/att-sat2/magnification.svg' && grep -q 'softmax (att-same)' '$WORK/att-sat2/magnification.svg'"
 expect_ok "saturation --analytic for every function" \
   "$BB" saturation --analytic --out att-analytic --sentences 20 --length 6
 expect_fail "saturation without a model" "saturation: give --model DIR" \
