@@ -38,7 +38,8 @@ namespace {
 
 constexpr const char* kWhatIsASuite =
     "a suite is a directory of Zorro files, a Zorro file phenomenon-paradigm.txt with two lines "
-    "per pair, a BLiMP .jsonl or a .tsv or .csv of good, bad[, paradigm] (columns by position, or named by a header row)";
+    "per pair, a BLiMP .jsonl or a .tsv or .csv of good, bad[, paradigm] (columns by position, "
+    "or named by a header row)";
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -63,11 +64,30 @@ bool zorro_name(const std::string& stem) {
          stem.find_first_of(" \t") == std::string::npos;
 }
 
+// What a file read as Zorro looks like instead, from its first non-blank line: its description
+// and extension; empty when plain sentences.
+std::pair<std::string, std::string> other_format(const std::vector<std::string>& lines) {
+  for (const std::string& line : lines) {
+    if (blank(line)) continue;
+    const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("sentence_good"))
+      return {"a BLiMP file (a JSON object per line)", ".jsonl"};
+    if (line.find('\t') != std::string::npos) return {"pairs separated by tabs", ".tsv"};
+    return {};
+  }
+  return {};
+}
+
 void load_zorro(const fs::path& p, const std::string& text, PairOrder order, SuiteFormat format,
                 Suite& s) {
   const std::string paradigm = p.stem().string();
   auto lines = split_lines(text);
   while (!lines.empty() && blank(lines.back())) lines.pop_back();
+  if (const auto [other, ext] = other_format(lines); !other.empty())
+    fail("{}: read as a Zorro file (one sentence per line) but it looks like {}; {}", p.string(),
+         other, format == SuiteFormat::zorro && p.extension() == ext
+                    ? "drop --format zorro (" + ext + " files are read as such)"
+                    : "name it *" + ext + " (without --format zorro)");
   BB_CHECK(format == SuiteFormat::zorro || lines.size() <= kMaxDetectedZorroLines,
            "{}: {} lines, more than a Zorro suite file has ({}); pass --format zorro if it is one",
            p.string(), lines.size(), kMaxDetectedZorroLines);

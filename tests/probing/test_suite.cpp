@@ -136,6 +136,21 @@ TEST_CASE("CSV: RFC 4180 quoting, CRLF, a byte-order mark, a header, and errors 
   CHECK(load_suite(d.path / "dir").paradigms == std::vector<std::string>{"agr-x", "agr-y"});
 }
 
+TEST_CASE("a BLiMP or TSV file read as Zorro is named, with the format it looks like") {
+  test::TempDir d("wrong-format");
+  write_file_atomic(d.path / "island.jsonl",
+                    "{\"sentence_good\": \"Who did Tom see?\", \"sentence_bad\": \"Who Tom see?\"}\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "island.jsonl", {.format = SuiteFormat::zorro}),
+                       doctest::Contains("island.jsonl: read as a Zorro file (one sentence per line) "
+                                         "but it looks like a BLiMP file (a JSON object per line); "
+                                         "drop --format zorro"), Error);
+  write_file_atomic(d.path / "agr-x.txt", "a b .\ta c .\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "agr-x.txt"),
+                       doctest::Contains("agr-x.txt: read as a Zorro file (one sentence per line) "
+                                         "but it looks like pairs separated by tabs; name it *.tsv"),
+                       Error);
+}
+
 TEST_CASE("malformed suites are reported with file and line") {
   test::TempDir d("bad");
   write_file_atomic(d.path / "odd.txt", "a .\nb .\nc .\n");

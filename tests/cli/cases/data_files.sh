@@ -116,6 +116,11 @@ expect_fail "probe: an unclosed CSV quote names the line" \
   "open.csv:1: a quoted field opened here is never closed" \
   "$BB" probe --model model --suite open.csv --out r.json
 
+# A BLiMP file forced through --format zorro is named with what it looks like (issue 33, item 7).
+expect_fail "probe: BLiMP jsonl with --format zorro" \
+  "blimp-as-zorro.jsonl: read as a Zorro file \(one sentence per line\) but it looks like a BLiMP file" \
+  bash -c "printf '{\"sentence_good\": \"the dog is here .\", \"sentence_bad\": \"the dog are here .\"}\n' > blimp-as-zorro.jsonl && '$BB' probe --model model --suite blimp-as-zorro.jsonl --format zorro --out r.json"
+
 # Empty sentences name the file and line.
 printf 'the dog are here .\n\nthe cats is here .\nthe cats are here .\n' > "$WORK/agreement-gap.txt"
 expect_fail "probe: empty line in a Zorro file" "agreement-gap.txt:2: the line is empty" \
