@@ -1,6 +1,11 @@
 // babyberta compare RESULT.json... --out DIR: report.md, report.csv, phenomena.svg, paradigms.svg.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
 #include "cli/commands.h"
 #include "common/error.h"
 #include "cli/flag_ranges.h"
@@ -45,6 +50,35 @@ void print_phenomena(const Comparison& c) {
                "p n/a below 2 seeds per group)\n");
 }
 
+namespace {
+
+// The result files a path stands for, appended to `out`: a result .json (experiment's
+// NAME.settings.json files are skipped), or a directory's result .json files (sorted). A pairs
+// file is refused naming the result file it belongs to.
+void result_files(const std::filesystem::path& path, std::vector<std::filesystem::path>& out) {
+  namespace fs = std::filesystem;
+  const std::string name = path.string();
+  constexpr std::string_view kPairs = ".pairs.jsonl";
+  BB_CHECK(!name.ends_with(kPairs), "{}: a pairs file; give its result file {}.json", name,
+           name.substr(0, name.size() - kPairs.size()));
+  if (!fs::is_directory(path)) {
+    if (!name.ends_with(".settings.json")) out.push_back(path);
+    return;
+  }
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(path)) {
+    const std::string f = e.path().filename().string();
+    if (e.is_regular_file() && f.ends_with(".json") && !f.ends_with(".settings.json"))
+      found.push_back(e.path());
+  }
+  BB_CHECK(!found.empty(), "{}: a directory without result .json files (expected probe results)",
+           name);
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+}  // namespace
+
 void add_compare(CLI::App& app) {
   auto* cmd = app.add_subcommand("compare", "Compare probe results per phenomenon and paradigm");
   auto files = std::make_shared<std::vector<std::string>>();
@@ -52,8 +86,8 @@ void add_compare(CLI::App& app) {
   auto boot = std::make_shared<int>(1000);
   auto baseline = std::make_shared<std::string>(attention_function_name(AttentionFunction::softmax));
   cmd->add_option("results", *files,
-                  "Result JSON files from probe (experiment's NAME.settings.json files beside "
-                  "them, as in results/*.json, are skipped)")
+                  "Result JSON files from probe, or directories of them (experiment's "
+                  "NAME.settings.json files beside them, as in results/*.json, are skipped)")
       ->required();
   cmd->add_option("--out", *out, "Report directory")->required();
   cmd->add_option("--bootstrap", *boot, "Bootstrap replicates (1 to 1,000,000)")
@@ -65,8 +99,7 @@ void add_compare(CLI::App& app) {
       ->capture_default_str();
   cmd->callback([files, out, boot, baseline] {
     std::vector<std::filesystem::path> paths;
-    for (const std::string& f : *files)
-      if (!f.ends_with(".settings.json")) paths.emplace_back(f);
+    for (const std::string& f : *files) result_files(f, paths);
     BB_CHECK(!paths.empty(), "compare: only settings files given (expected probe result files)");
     const Comparison c = compare_runs(load_runs(paths), *boot, 1, *baseline);
     write_report(*out, c);

@@ -140,6 +140,16 @@ expect_fail "probe: empty sentence in a TSV" "gap.tsv:2: the good sentence \(fie
 expect_fail "score: empty line on stdin" "stdin:2: empty sentence" \
   bash -c "printf 'the dog sees the toy .\n\nthe cat .\n' | '$BB' score --model model"
 
+# compare takes a directory of results and names the result file a pairs file belongs to (item 7).
+mkdir -p "$WORK/results-dir" && cp "$WORK/multi.json" "$WORK/multi.pairs.jsonl" "$WORK/results-dir/"
+expect_ok "compare: a directory of results" "$BB" compare results-dir --out rep-dir
+expect_fail "compare: a pairs file names its result file" \
+  "multi.pairs.jsonl: a pairs file; give its result file multi.json" \
+  "$BB" compare multi.pairs.jsonl --out rep-pairs
+mkdir -p "$WORK/empty-dir"
+expect_fail "compare: a directory without results" "empty-dir: a directory without result .json files" \
+  "$BB" compare empty-dir --out rep-empty
+
 # Results that compare cannot use.
 printf '{"model": "m", "config": {}, "method": "holistic", "paradigms": {}}\n' > "$WORK/none.json"
 printf '{"model": "m", "config": {}, "method": "holistic", "paradigms": {"a-b": {"accuracy": 250, "pairs": 10, "ties": 0}}}\n' \
