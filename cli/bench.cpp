@@ -283,7 +283,7 @@ void bench_tokenizer(const BenchArgs& a) {
   fmt::print("{}\n", out.dump());
 }
 
-// AttentionFunction throughput on Zorro-like sentences (7 to 14 tokens incl. <s>, </s>, mean 10.5,
+// Scoring throughput on Zorro-like sentences (7 to 14 tokens incl. <s>, </s>, mean 10.5,
 // as Zorro's 2,000-pair paradigms average 6 to 11 words plus punctuation) with a random model.
 void bench_score(const BenchArgs& a) {
   set_threads(a.threads);
@@ -337,8 +337,11 @@ void add_bench(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember({"train", "score", "gemm", "tokenizer"}));
   cmd->add_option("--preset", a->preset, "Model preset: babyberta, small, tiny")
+      ->check(one_of("preset", preset_names()))
       ->capture_default_str();
-  cmd->add_option("--attention", a->attention, attention_function_help())->capture_default_str();
+  cmd->add_option("--attention", a->attention, attention_function_help())
+      ->check(one_of("attention function", attention_function_name_list()))
+      ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")
       ->transform(thread_count())
       ->capture_default_str();
@@ -362,7 +365,8 @@ void add_bench(CLI::App& app) {
       ->capture_default_str()
       ->check(count_in(1, 1000));
   cmd->add_option("--corpus", a->corpus, "Corpus for bench tokenizer");
-  cmd->add_option("--method", a->method, "AttentionFunction method for bench score")
+  cmd->add_option("--method", a->method, "Scoring method for bench score")
+      ->check(one_of("scoring method", method_names()))
       ->capture_default_str();
   cmd->add_option("--vocab-size", a->vocab_size, "Vocabulary for bench tokenizer")
       ->check(count_in(16, 1000000))

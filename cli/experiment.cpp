@@ -30,6 +30,7 @@
 #include "common/json_read.h"
 #include "common/stop_signals.h"
 #include "encoder/checkpoint.h"
+#include "encoder/recipe.h"
 #include "encoder/trainer.h"
 #include "parallel/mpi.h"
 #include "probing/compare.h"
@@ -293,6 +294,7 @@ void add_experiment(CLI::App& app) {
   cmd->add_option("--out", a->out, "Experiment directory")->required();
   cmd->add_option("--attention", a->attention,
                   "Comma-separated list of " + attention_function_help())
+      ->check(one_of("attention function", attention_function_name_list(), true))
       ->capture_default_str();
   cmd->add_option("--seeds", a->seeds, "Seeds per attention function (1..K)")
       ->check(count_in(1, 1000))->capture_default_str();
@@ -300,8 +302,9 @@ void add_experiment(CLI::App& app) {
                   "Start at this seed (--first-seed S --seeds K: seeds S..K, e.g. to add seeds "
                   "to a grid whose first runs are done elsewhere)")
       ->check(count_in(1, 1000))->capture_default_str();
-  cmd->add_option("--preset", a->preset, "Model size")->capture_default_str();
+  cmd->add_option("--preset", a->preset, "Model size")->check(one_of("preset", preset_names()))->capture_default_str();
   cmd->add_option("--recipe", a->recipe, "Training recipe: babyberta or ssa-paper (see train)")
+      ->check(one_of("recipe", split_list(kRecipeNames, "recipes")))
       ->capture_default_str();
   cmd->add_option("--steps", a->steps, "Training steps per run")->check(count_in(1, 1000000000))->capture_default_str();
   cmd->add_option("--eval-every", a->eval_every, "Dev loss and checkpoint interval")
@@ -325,6 +328,7 @@ void add_experiment(CLI::App& app) {
   cmd->add_option("--method", a->method,
                   "Probe scoring method(s), comma-separated (holistic, pll, pll-word-l2r): "
                   "results/NAME.json for the first, NAME.METHOD.json for the others")
+      ->check(one_of("scoring method", method_names(), true))
       ->capture_default_str();
   cmd->add_option("--jobs", a->jobs,
                   "Runs at a time (child processes; default: cores / --threads; under mpirun: "

@@ -4,11 +4,16 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
+#include "backend/attention_function.h"
 #include "backend/threads.h"
+#include "cli/parse_errors.h"
+#include "cli/split_list.h"
 
 namespace bb::cli {
 
@@ -25,7 +30,8 @@ inline CLI::Validator in_range(double lo, double hi, bool lo_open = false, bool 
         } catch (const std::exception&) {
           return fmt::format("{} is not a number; expected one in {}", s, desc);
         }
-        if (used != s.size() || !std::isfinite(x) || x < lo || x > hi || (lo_open && x == lo) ||
+        if (used != s.size()) return fmt::format("{} is not a number; expected one in {}", s, desc);
+        if (!std::isfinite(x) || x < lo || x > hi || (lo_open && x == lo) ||
             (hi_open && x == hi))
           return fmt::format("{} is out of range; expected a number in {}", s, desc);
         return {};
@@ -50,6 +56,38 @@ inline CLI::Validator count_in(long long lo, long long hi) {
         return {};
       },
       "in " + desc);
+}
+
+// A name among `names` ("attention function", "preset", ...: `what`); with comma_list, a
+// comma-separated list of them. Refused while parsing (exit 2) with the valid names and the
+// nearest one: "unknown preset 'base' (expected one of babyberta, small, tiny); did you mean ...".
+inline CLI::Validator one_of(const std::string& what, std::vector<std::string> names,
+                             bool comma_list = false) {
+  const std::string all = fmt::format("{}", fmt::join(names, ", "));
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        std::vector<std::string> given{s};
+        if (comma_list) try {
+            given = split_list(s, "the list");
+          } catch (const Error& e) {
+            return fmt::format("empty item in '{}' (expected a comma-separated list)", s);
+          }
+        for (const std::string& g : given) {
+          if (std::find(names.begin(), names.end(), g) != names.end()) continue;
+          const std::string near = closest_name(g, names);
+          return fmt::format("unknown {} '{}' (expected one of {}){}", what, g, all,
+                             near.empty() ? "" : fmt::format("; did you mean '{}'?", near));
+        }
+        return {};
+      },
+      comma_list ? "list of " + all : "one of " + all);
+}
+
+// The attention functions' names, in table order (for one_of).
+inline std::vector<std::string> attention_function_name_list() {
+  std::vector<std::string> names;
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable) names.emplace_back(f.name);
+  return names;
 }
 
 // Seeds: whole numbers in [0, 2^53 - 1], exact as JSON numbers in any reader (run.json, results).

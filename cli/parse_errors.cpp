@@ -7,8 +7,6 @@
 
 namespace bb::cli {
 
-namespace {
-
 // Levenshtein distance between a and b (edits of one character).
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
@@ -24,6 +22,23 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   }
   return row[b.size()];
 }
+
+std::string closest_name(const std::string& given, const std::vector<std::string>& names) {
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+  };
+  for (const std::string& n : names)
+    if (lower(n) == lower(given)) return n;
+  std::string best;
+  size_t best_d = 4;
+  for (const std::string& n : names)
+    if (const size_t d = edit_distance(given, n); d < best_d) best_d = d, best = n;
+  return best;
+}
+
+namespace {
 
 // The deepest subcommand the user chose (the app itself when none).
 const CLI::App* chosen_command(const CLI::App& app) {
@@ -56,6 +71,19 @@ std::string closest_flag(const CLI::App& cmd, const std::string& given) {
 
 std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& e) {
   const CLI::App* cmd = chosen_command(app);
+  if (cmd == &app) {  // no command chosen: name the unknown one, or list them
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+    for (const std::string& arg : app.remaining()) {
+      if (arg.rfind("-", 0) == 0) continue;
+      const std::string near = closest_name(arg, commands);
+      return fmt::format("unknown command '{}'{} (see babyberta --help)", arg,
+                         near.empty() ? "" : fmt::format("; did you mean '{}'?", near));
+    }
+    if (dynamic_cast<const CLI::RequiredError*>(&e))
+      return fmt::format("a command is required: {} (see babyberta --help)",
+                         fmt::join(commands, ", "));
+  }
   const std::string where = cmd == &app ? "babyberta" : "babyberta " + cmd->get_name();
   if (const auto* extras = dynamic_cast<const CLI::ExtrasError*>(&e)) {
     (void)extras;

@@ -161,7 +161,9 @@ void add_probe(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Results JSON (a .pairs.jsonl is written next to it)")
       ->required();
-  cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")->capture_default_str();
+  cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")
+      ->check(one_of("scoring method", method_names()))
+      ->capture_default_str();
   cmd->add_option("--tie-rule", a->tie_rule, "A tie counts as: half or wrong")
       ->capture_default_str();
   cmd->add_option("--order", a->order, "Zorro pair order: bad-first (odd lines ungrammatical) "

@@ -160,6 +160,7 @@ void add_saturation(CLI::App& app) {
   cmd->add_flag("--analytic", a->analytic,
                 "Random N(0, 1) score rows instead of models, one curve per --attention function");
   cmd->add_option("--attention", a->attention, "Functions for --analytic (comma-separated)")
+      ->check(one_of("attention function", attention_function_name_list(), true))
       ->capture_default_str();
   cmd->add_option("--length", a->length, "Keys per random row (--analytic)")
       ->check(count_in(2, 1024))

@@ -25,7 +25,9 @@ void add_score(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "Model directory")->required();
-  cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")->capture_default_str();
+  cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")
+      ->check(one_of("scoring method", method_names()))
+      ->capture_default_str();
   cmd->add_flag("--per-token", a->per_token,
                 "Also print each scored token's log-probability (logprobs) and piece (pieces)");
   cmd->add_option("--threads", a->threads, "Compute threads")

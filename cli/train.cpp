@@ -31,11 +31,16 @@ namespace fs = std::filesystem;
 void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--corpus", a.corpus, "Training corpus, one utterance per line")->required();
   cmd->add_option("--out", a.out, "Output (model) directory")->required();
-  cmd->add_option("--attention", a.attention, attention_function_help())->capture_default_str();
-  cmd->add_option("--preset", a.preset, "Model size: babyberta, small, tiny")->capture_default_str();
+  cmd->add_option("--attention", a.attention, attention_function_help())
+      ->check(one_of("attention function", attention_function_name_list()))
+      ->capture_default_str();
+  cmd->add_option("--preset", a.preset, "Model size: babyberta, small, tiny")
+      ->check(one_of("preset", preset_names()))
+      ->capture_default_str();
   cmd->add_option("--recipe", a.recipe,
                   "Training recipe: babyberta (BabyBERTa's) or ssa-paper (the SSA paper's HF "
                   "Trainer setup); sets every training flag not given (README: Training recipes)")
+      ->check(one_of("recipe", split_list(kRecipeNames, "recipes")))
       ->capture_default_str();
   cmd->add_option("--steps", a.steps, "Optimizer steps")->check(count_in(1, 1000000000))->capture_default_str();
   cmd->add_option("--seed", a.seed, "Seed (init, data order, masks, dropout)")

@@ -13,17 +13,31 @@ namespace bb {
 
 using json = nlohmann::json;
 
+namespace {
+
+struct PresetShape {
+  const char* name;
+  int layers, heads, hidden, ffn;
+};
+// babyberta: the paper's (Config's defaults); small and tiny: demos and tests.
+constexpr PresetShape kPresets[] = {
+    {"babyberta", 8, 8, 256, 1024}, {"small", 4, 4, 128, 512}, {"tiny", 2, 2, 64, 256}};
+
+}  // namespace
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const PresetShape& p : kPresets) names.push_back(p.name);
+  return names;
+}
+
 Config preset(const std::string& name) {
-  Config c;
-  if (name == "babyberta") return c;
-  if (name == "small") {
-    c.layers = 4, c.heads = 4, c.hidden = 128, c.ffn = 512;
-    return c;
-  }
-  if (name == "tiny") {
-    c.layers = 2, c.heads = 2, c.hidden = 64, c.ffn = 256;
-    return c;
-  }
+  for (const PresetShape& p : kPresets)
+    if (name == p.name) {
+      Config c;
+      c.layers = p.layers, c.heads = p.heads, c.hidden = p.hidden, c.ffn = p.ffn;
+      return c;
+    }
   fail("unknown preset '{}' (expected babyberta, small or tiny)", name);
 }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "backend/attention_function.h"
 
@@ -63,6 +64,7 @@ inline constexpr int64_t kMaxParameters = 1'000'000'000;  // 4 GB of float32 wei
 int64_t parameter_count(const Config& c);
 
 Config preset(const std::string& name);  // babyberta | small | tiny
+std::vector<std::string> preset_names();
 
 nlohmann::json to_json(const Config& c);
 Config config_from_json(const nlohmann::json& j, const std::string& where);

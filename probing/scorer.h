@@ -1,4 +1,4 @@
-// AttentionFunction sentences with a trained model, as the probing literature does:
+// Scoring sentences with a trained model, as the probing literature does:
 //   holistic (BabyBERTa/UnMasked): the unmasked sentence; score = mean cross-entropy of every
 //     token incl. <s> and </s> at its own position (lower is better).
 //   pll (Salazar et al. 2020): each token but <s>, </s> masked once; score = summed log-prob
@@ -24,6 +24,7 @@ struct ScoringBatches;  // scorer.cpp: sequences packed into batches, and where 
 
 enum class Method { holistic, pll, pll_word_l2r };
 Method parse_method(const std::string& s);
+std::vector<std::string> method_names();  // holistic, pll, pll-word-l2r
 std::string method_name(Method m);
 bool higher_is_better(Method m);
 

@@ -1,4 +1,4 @@
-// AttentionFunction functions: hand-computed rows (a padded key, a zero score, a negative score)
+// Attention functions: hand-computed rows (a padded key, a zero score, a negative score)
 // and finite-difference gradients for dS and every trainable value, with padding, for all seven.
 // The five functions beyond softmax and SSA on literal rows: test_attention_function_literals.cpp.
 #include <doctest/doctest.h>

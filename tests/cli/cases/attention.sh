@@ -10,7 +10,7 @@ expect_fail "train --attention softmax2" \
 check "the top-level help names all seven functions" \
   bash -c "'$BB' --help | head -n 1 | grep -q 'attention function (softmax, ssa, softmax-t, sparsemax, entmax15, sa-softmax, cosformer)'"
 check "train --help describes every function" \
-  bash -c "'$BB' train --help | grep -- '--attention' | grep -q 'cosformer (cosine-reweighted'"
+  bash -c "'$BB' train --help | grep -A1 -- '--attention' | grep -q 'cosformer (cosine-reweighted'"
 expect_fail "train --temperature 0" "--temperature: 0 is out of range" \
   "$BB" train "${T[@]}" --out att-bad --attention softmax-t --temperature 0
 expect_fail "experiment --attention softmax,entmax" "unknown attention function 'entmax'" \

@@ -17,3 +17,10 @@ check "--help: every number has a range, no {false}" bash -c '
       echo "$c: a number without a range"; exit 1; fi
     if printf "%s\n" "$help" | grep -q "{false}\|{true}"; then echo "$c: {false}"; exit 1; fi
   done' "$BB"
+
+# An unknown command is named, with the nearest one (issue 33, item 6).
+expect_fail "babyberta frobnicate" "^babyberta: error: unknown command 'frobnicate' \(see babyberta --help\)$" \
+  "$BB" frobnicate
+expect_fail "babyberta trian suggests train" "unknown command 'trian'; did you mean 'train'\?" \
+  "$BB" trian --corpus c.txt
+expect_fail "babyberta alone lists the commands" "a command is required: train, probe, score" "$BB"

@@ -23,6 +23,24 @@ expect_fail "train --seed -1" "--seed: -1 is out of range; expected a whole numb
   "$BB" train "${T[@]}" --out r --seed -1
 check "train --help: a range for --seed, no {false} after --no-bias-correction" \
   bash -c "'$BB' train --help | grep -q -- '--seed UINT:in \[0, ' && ! '$BB' train --help | grep -q 'no-bias-correction{'"
+# Enum flags are checked while parsing: exit 2, the valid names and the nearest (issue 33, item 6).
+for args in "train:--attention SSA:unknown attention function 'SSA' \(expected one of softmax, .*\); did you mean 'ssa'\?" \
+            "train:--preset base:unknown preset 'base' \(expected one of babyberta, small, tiny\)" \
+            "train:--recipe ssa-papr:unknown recipe 'ssa-papr' .*did you mean 'ssa-paper'\?"; do
+  IFS=: read -r cmd flag msg <<< "$args"
+  "$BB" $cmd "${T[@]}" --out enum-run $flag >/dev/null 2>enum.err; rc=$?
+  check "$cmd $flag: exit 2 naming the nearest, before any work" \
+    bash -c "[ $rc -eq 2 ] && grep -Eq -- \"$msg\" enum.err && [ ! -e enum-run ]"
+done
+"$BB" probe --model model --suite suite --out r.json --method PLL >/dev/null 2>enum.err; rc=$?
+check "probe --method PLL: exit 2, did you mean 'pll'" \
+  bash -c "[ $rc -eq 2 ] && grep -q \"did you mean 'pll'\" enum.err"
+"$BB" experiment --corpus corpus.txt --suite suite --out enum-exp --attention softmax,sparsmax \
+  >/dev/null 2>enum.err; rc=$?
+check "experiment --attention softmax,sparsmax: exit 2, did you mean 'sparsemax'" \
+  bash -c "[ $rc -eq 2 ] && grep -q \"did you mean 'sparsemax'\" enum.err && [ ! -e enum-exp ]"
+expect_fail "train --lr 3e-4x is not a number" "--lr: 3e-4x is not a number" \
+  "$BB" train "${T[@]}" --out r --lr 3e-4x
 expect_fail "train --lr -1" "--lr: -1 is out of range" "$BB" train "${T[@]}" --out r --lr -1
 expect_fail "train --lr nan" "--lr: nan is out of range" "$BB" train "${T[@]}" --out r --lr nan
 expect_fail "train --adam-eps 0" "--adam-eps: 0 is out of range" "$BB" train "${T[@]}" --out r --adam-eps 0
