@@ -61,16 +61,17 @@ void result_files(const std::filesystem::path& path, std::vector<std::filesystem
   constexpr std::string_view kPairs = ".pairs.jsonl";
   BB_CHECK(!name.ends_with(kPairs), "{}: a pairs file; give its result file {}.json", name,
            name.substr(0, name.size() - kPairs.size()));
+  auto settings_file = [](const fs::path& p) {
+    return p.filename().string().ends_with(".settings.json");
+  };
   if (!fs::is_directory(path)) {
-    if (!name.ends_with(".settings.json")) out.push_back(path);
+    if (!settings_file(path)) out.push_back(path);
     return;
   }
   std::vector<fs::path> found;
-  for (const auto& e : fs::directory_iterator(path)) {
-    const std::string f = e.path().filename().string();
-    if (e.is_regular_file() && f.ends_with(".json") && !f.ends_with(".settings.json"))
+  for (const auto& e : fs::directory_iterator(path))
+    if (e.is_regular_file() && e.path().extension() == ".json" && !settings_file(e.path()))
       found.push_back(e.path());
-  }
   BB_CHECK(!found.empty(), "{}: a directory without result .json files (expected probe results)",
            name);
   std::sort(found.begin(), found.end());

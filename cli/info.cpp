@@ -35,9 +35,8 @@ std::optional<std::pair<int64_t, double>> last_dev_loss(const fs::path& dir) {
 }
 
 // "training   step 300 of 300, recipe babyberta" and "dev loss   2.6812 at step 300", from the
-// latest checkpoint, run.json and metrics.jsonl (a model directory without them: nothing).
-void print_training(const fs::path& dir) {
-  const auto last = latest_checkpoint(dir);
+// latest checkpoint `last`, run.json and metrics.jsonl (a model directory without them: nothing).
+void print_training(const fs::path& dir, const std::optional<fs::path>& last) {
   const auto plan = read_run_plan(dir);
   if (last || plan) {
     std::string line = "training  ";
@@ -68,8 +67,9 @@ void add_info(CLI::App& app) {
     fmt::print("shape      {} layers, {} heads, hidden {}, ffn {}, vocab {}, max {} tokens\n",
                c.layers, c.heads, c.hidden, c.ffn, c.vocab_size, c.max_tokens());
     fmt::print("parameters {}\n", model.layout().total);
-    if (auto last = latest_checkpoint(*dir)) fmt::print("checkpoint {}\n", last->string());
-    print_training(*dir);
+    const auto last = latest_checkpoint(*dir);
+    if (last) fmt::print("checkpoint {}\n", last->string());
+    print_training(*dir, last);
     // The attention function's trained values, per layer and head (ssa: b, n; softmax-t: τ).
     const AttentionFunctionSpec& f = attention_function_spec(c.attention);
     for (int l = 0; l < c.layers && f.value_count > 0; ++l) {

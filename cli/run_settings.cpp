@@ -40,10 +40,11 @@ ojson train_settings(const TrainArgs& a, const std::string& corpus_sha256,
   // Settings of one function only where they were added after runs of the others existed (so
   // those runs keep their fingerprint).
   if (a.recipe != "babyberta") settings["--recipe"] = a.recipe;
+  const AttentionFunction function = parse_attention_function(a.attention);
   for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags
     for (int slot = 0; slot < f.value_count; ++slot) {
       const HeadValueSpec& v = f.values[size_t(slot)];
-      if (!v.in_every_run && parse_attention_function(a.attention) != f.function) continue;
+      if (!v.in_every_run && function != f.function) continue;
       const HeadValueSetting& s = a.head_values[size_t(f.function)][size_t(slot)];
       settings[std::string(v.init_flag)] = s.init;
       settings[std::string(v.freeze_flag)] = s.freeze;

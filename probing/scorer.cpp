@@ -18,13 +18,12 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> method_names() {
   std::vector<std::string> names;
-  for (Method m : {Method::holistic, Method::pll, Method::pll_word_l2r})
-    names.push_back(method_name(m));
+  for (Method m : kAllMethods) names.push_back(method_name(m));
   return names;
 }
 
 Method parse_method(const std::string& s) {
-  for (Method m : {Method::holistic, Method::pll, Method::pll_word_l2r})
+  for (Method m : kAllMethods)
     if (s == method_name(m)) return m;
   fail("unknown scoring method '{}' (expected holistic, pll or pll-word-l2r)", s);
 }

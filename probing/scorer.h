@@ -23,6 +23,7 @@ namespace bb {
 struct ScoringBatches;  // scorer.cpp: sequences packed into batches, and where each row's score goes
 
 enum class Method { holistic, pll, pll_word_l2r };
+inline constexpr Method kAllMethods[] = {Method::holistic, Method::pll, Method::pll_word_l2r};
 Method parse_method(const std::string& s);
 std::vector<std::string> method_names();  // holistic, pll, pll-word-l2r
 std::string method_name(Method m);

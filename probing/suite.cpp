@@ -28,9 +28,14 @@ SuiteFormat parse_suite_format(const std::string& s) {
   fail("unknown suite format '{}' (expected auto or zorro)", s);
 }
 
+namespace {
+
+bool blank(const std::string& s) { return s.find_first_not_of(" \t") == std::string::npos; }
+
+}  // namespace
+
 void check_pair_sentence(const std::string& s, const std::string& where, const std::string& what) {
-  BB_CHECK(s.find_first_not_of(" \t") != std::string::npos, "{}: {} is empty, expected a sentence",
-           where, what);
+  BB_CHECK(!blank(s), "{}: {} is empty, expected a sentence", where, what);
   BB_CHECK(is_valid_utf8(s), "{}: {} is not valid UTF-8, expected UTF-8 text", where, what);
 }
 
@@ -54,8 +59,6 @@ std::vector<std::string> split_lines(const std::string& text) {
   }
   return lines;
 }
-
-bool blank(const std::string& s) { return s.find_first_not_of(" \t") == std::string::npos; }
 
 // Zorro file names: phenomenon-paradigm, both parts non-empty, no whitespace.
 bool zorro_name(const std::string& stem) {
