@@ -32,4 +32,16 @@ std::string attention_function_help() {
   return fmt::format("Attention function: {}", fmt::join(rows, ", "));
 }
 
+void validate_head_values(const HeadValueSettings& s, const std::string& where) {
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)
+    for (int slot = 0; slot < f.value_count; ++slot) {
+      const HeadValueSpec& v = f.values[size_t(slot)];
+      const double x = s[size_t(f.function)][size_t(slot)].init;
+      const bool above_lo = v.lo_open ? x > v.lo : x >= v.lo;  // false for NaN
+      BB_CHECK(above_lo && x <= v.hi, "{}: {} must be {} {:g} and {} {:g}, got {}", where,
+               v.config_init, v.lo_open ? ">" : "between", v.lo, v.lo_open ? "<=" : "and", v.hi,
+               x);
+    }
+}
+
 }  // namespace bb

@@ -143,6 +143,10 @@ constexpr HeadValueSettings default_head_value_settings() {
   return s;
 }
 
+// Every function's initial values within their table bounds; else a one-line error
+// "<where>: <config_init key> must be > lo and <= hi, got x".
+void validate_head_values(const HeadValueSettings& s, const std::string& where);
+
 // Every function in table order (tests loop over it).
 using AttentionFunctionList = std::array<AttentionFunction, kAttentionFunctionCount>;
 inline constexpr AttentionFunctionList kAllAttentionFunctions = [] {

@@ -144,6 +144,16 @@ void gelu_backward(T* dx, const T* dout, const T* x, int64_t n) {
 }
 
 template <typename T>
+void gelu_tanh_forward(T* out, const T* x, int64_t n) {
+  BB_ROUTE(gelu_tanh_forward, (out, x, n), out, x);
+}
+
+template <typename T>
+void gelu_tanh_backward(T* dx, const T* dout, const T* x, int64_t n) {
+  BB_ROUTE(gelu_tanh_backward, (dx, dout, x, n), dx, dout, x);
+}
+
+template <typename T>
 void add_inplace(T* y, const T* x, int64_t n) {
   BB_ROUTE(add_inplace, (y, x, n), y, x);
 }
@@ -176,16 +186,18 @@ void fill_zero(T* p, int64_t n) {
 
 template <typename T>
 void attention_function_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L,
-                                AttentionFunction kind, T v0, T v1) {
-  BB_ROUTE(attention_function_forward, (P, S, key_valid, R, L, kind, v0, v1), P, S, key_valid);
+                                AttentionFunction kind, T v0, T v1, bool causal) {
+  BB_ROUTE(attention_function_forward, (P, S, key_valid, R, L, kind, v0, v1, causal), P, S,
+           key_valid);
 }
 
 template <typename T>
 void attention_function_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
                                  const uint8_t* key_valid, int R, int L, AttentionFunction kind,
-                                 T v0, T v1) {
-  BB_ROUTE(attention_function_backward, (dS, dv0, dv1, dP, P, S, key_valid, R, L, kind, v0, v1), dS,
-           dv0, dv1, dP, P, S, key_valid);
+                                 T v0, T v1, bool causal) {
+  BB_ROUTE(attention_function_backward,
+           (dS, dv0, dv1, dP, P, S, key_valid, R, L, kind, v0, v1, causal), dS, dv0, dv1, dP, P, S,
+           key_valid);
 }
 
 template <typename T>
@@ -237,6 +249,17 @@ void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M, i
   BB_ROUTE(target_log_probs, (logp, logits, targets, M, V), logp, logits, targets);
 }
 
+template <typename T>
+void point_loss_forward(T* loss, const T* pred, const T* target, int M, PointLoss kind) {
+  BB_ROUTE(point_loss_forward, (loss, pred, target, M, kind), loss, pred, target);
+}
+
+template <typename T>
+void point_loss_backward(T* dpred, const T* pred, const T* target, int M, PointLoss kind,
+                         T dloss) {
+  BB_ROUTE(point_loss_backward, (dpred, pred, target, M, kind, dloss), dpred, pred, target);
+}
+
 void sum_squares(double* out, const float* g, int64_t n) {
   using T = float;  // float only
   BB_ROUTE(sum_squares, (out, g, n), out, g);
@@ -261,6 +284,8 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const
                                       const T*, int, int);                                         \
   template void gelu_forward<T>(T*, const T*, int64_t);                                            \
   template void gelu_backward<T>(T*, const T*, const T*, int64_t);                                 \
+  template void gelu_tanh_forward<T>(T*, const T*, int64_t);                                       \
+  template void gelu_tanh_backward<T>(T*, const T*, const T*, int64_t);                            \
   template void add_inplace<T>(T*, const T*, int64_t);                                             \
   template void dropout_forward<T>(T*, T*, const T*, const int64_t*, int, int, float,              \
                                    const uint64_t*);                                               \
@@ -269,9 +294,10 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const
   template void scatter_rows<T>(T*, const T*, const int32_t*, int, int, int);                      \
   template void fill_zero<T>(T*, int64_t);                                                         \
   template void attention_function_forward<T>(T*, const T*, const uint8_t*, int, int,              \
-                                              AttentionFunction, T, T);                            \
+                                              AttentionFunction, T, T, bool);                      \
   template void attention_function_backward<T>(T*, T*, T*, const T*, const T*, const T*,           \
-                                               const uint8_t*, int, int, AttentionFunction, T, T); \
+                                               const uint8_t*, int, int, AttentionFunction, T, T,  \
+                                               bool);                                              \
   template void head_values_effective<T>(T*, T*, const T*, const T*, int);                         \
   template void head_values_raw_grads<T>(T*, T*, const T*, const T*, const T*, const T*, int,      \
                                          bool, bool);                                              \
@@ -283,7 +309,9 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const
                                       const T*, const T*);                                         \
   template void cross_entropy_forward<T>(T*, T*, const T*, const int32_t*, int, int);              \
   template void cross_entropy_backward<T>(T*, const T*, const T*, const int32_t*, int, int, T);    \
-  template void target_log_probs<T>(T*, const T*, const int32_t*, int, int);
+  template void target_log_probs<T>(T*, const T*, const int32_t*, int, int);                      \
+  template void point_loss_forward<T>(T*, const T*, const T*, int, PointLoss);                     \
+  template void point_loss_backward<T>(T*, const T*, const T*, int, PointLoss, T);
 BB_INSTANTIATE(float)
 BB_INSTANTIATE(double)
 #undef BB_INSTANTIATE

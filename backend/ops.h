@@ -64,6 +64,11 @@ template <typename T>
 void gelu_forward(T* out, const T* x, int64_t n);
 template <typename T>
 void gelu_backward(T* dx, const T* dout, const T* x, int64_t n);
+// ---- GELU, tanh form (GPT-2's gelu_new): x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) -------
+template <typename T>
+void gelu_tanh_forward(T* out, const T* x, int64_t n);
+template <typename T>
+void gelu_tanh_backward(T* dx, const T* dout, const T* x, int64_t n);
 
 // ---- Residual add ------------------------------------------------------------------------------
 // y(n) += x(n)   (forward of a residual; backward of a fan-out)
@@ -94,7 +99,9 @@ void fill_zero(T* p, int64_t n);
 
 // ---- Attention functions over rows of scores --------------------------------------------------
 // P(R,L) = scoring(S(R,L)) row-wise over keys with key_valid[j] != 0 (null: all valid); masked
-// keys get P = 0 exactly and never pass through the function. v0, v1: the head's effective
+// keys get P = 0 exactly and never pass through the function. causal: row r (the query at
+// position r) also sees only keys j <= r, exactly as if its row were r + 1 keys long (cosformer's
+// M is then the number of keys the row sees). v0, v1: the head's effective
 // trainable values (backend/attention_function.h, head_value_count; ignored by functions without
 // them).
 //   softmax:    P_j = exp(s_j) / sum_k exp(s_k)
@@ -108,7 +115,7 @@ void fill_zero(T* p, int64_t n);
 //               row r the query at position r and M the number of valid keys (s >= 0 expected)
 template <typename T>
 void attention_function_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L,
-                                AttentionFunction kind, T v0, T v1);
+                                AttentionFunction kind, T v0, T v1, bool causal = false);
 // dS(R,L) =; dv0 += dL/dv0, dv1 += dL/dv1 (functions with trainable values; both may be null).
 // Masked keys: dS = 0 and no contribution to dv0, dv1. Non-differentiable points take
 // PyTorch's choice: sa_softmax splits lo's and hi's gradient evenly among tied extremes and
@@ -116,7 +123,7 @@ void attention_function_forward(T* P, const T* S, const uint8_t* key_valid, int 
 template <typename T>
 void attention_function_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
                                  const uint8_t* key_valid, int R, int L, AttentionFunction kind,
-                                 T v0, T v1);
+                                 T v0, T v1, bool causal = false);
 
 // Trainable values are stored raw and made effective here: v0(H) = exp(raw0) (ssa b, softmax_t
 // tau), v1(H) = 1 + exp(raw1) (ssa n; skipped when raw1 is null).
@@ -134,6 +141,8 @@ struct AttentionShape {
   const int32_t* offsets;   // (B+1) row offsets of the sequences
   const int64_t* store_at;  // (B+1) offsets of each sequence's (H, L, L) block in att stores
   int first_seq = 0;        // global index of sequence 0 in dropout row ids (data parallelism)
+  bool causal = false;      // query i sees keys j <= i only (attention_function_forward)
+  int max_len = 128;        // no sequence is longer (CUDA sizes shared memory by it; <= 512)
 };
 // qkv(N,3C) holds [q | k | v] per row. Per (b, h): S = q k^T / sqrt(d) (L,L) (cosformer:
 // relu(q) relu(k)^T), P = scoring(S), Pd = P * dropout mask, ctx = Pd v. Saves S, P and the mask
@@ -164,6 +173,18 @@ void cross_entropy_backward(T* dlogits, const T* logits, const T* lse, const int
 // logp(M) = log softmax(logits_m)[target_m]: the log-probability of each scored row's target.
 template <typename T>
 void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M, int V);
+
+// ---- Losses on one number per scored row (the in-context-learning tasks, icl/) ----------------
+enum class PointLoss {
+  bce_logits,     // l = max(x, 0) - x t + log1p(exp(-|x|)) = BCE(sigmoid(x), t), t in [0, 1]
+  squared_error,  // l = (x - t)^2
+};
+// loss(1) = sum_m l(pred_m, target_m) / M, summed in row order.
+template <typename T>
+void point_loss_forward(T* loss, const T* pred, const T* target, int M, PointLoss kind);
+// dpred(M) = dloss * dl/dpred / M: bce (sigmoid(x) - t), squared error 2 (x - t).
+template <typename T>
+void point_loss_backward(T* dpred, const T* pred, const T* target, int M, PointLoss kind, T dloss);
 
 // ---- Optimiser ---------------------------------------------------------------------------------
 // *out = sum of squares of g(n) in double, with a fixed partition (deterministic).

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   bb::cli::add_score(app);
   bb::cli::add_compare(app);
   bb::cli::add_experiment(app);
+  bb::cli::add_icl(app);
   bb::cli::add_tokenizer(app);
   bb::cli::add_encode(app);
   bb::cli::add_data(app);

@@ -17,7 +17,7 @@ find_package(CUDAToolkit REQUIRED)
 add_library(bb_cuda STATIC
   backend/cuda/device.cpp backend/cuda/linear.cu backend/cuda/embedding.cu
   backend/cuda/layernorm.cu backend/cuda/activation.cu backend/cuda/dropout.cu
-  backend/cuda/attention_function.cu   backend/cuda/attention.cu backend/cuda/loss.cu backend/cuda/adamw.cu backend/cuda/rows.cu)
+  backend/cuda/attention_function.cu backend/cuda/attention.cu backend/cuda/loss.cu backend/cuda/point_loss.cu backend/cuda/adamw.cu backend/cuda/rows.cu)
 target_include_directories(bb_cuda PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(bb_cuda PUBLIC CUDA::cudart CUDA::cublas bb_common)
 target_compile_definitions(bb_cuda PUBLIC BABYBERTA_HAVE_CUDA=1)

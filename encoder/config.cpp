@@ -90,15 +90,7 @@ void Config::validate(const std::string& where) const {
     BB_CHECK(p >= 0 && p < 1, "{}: {} must be >= 0 and < 1, got {}", where, key, p);
   BB_CHECK(init_std > 0 && init_std <= 1, "{}: initializer_range must be > 0 and <= 1, got {}",
            where, init_std);
-  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)
-    for (int slot = 0; slot < f.value_count; ++slot) {
-      const HeadValueSpec& v = f.values[size_t(slot)];
-      const double x = head_value(f.function, slot).init;
-      const bool above_lo = v.lo_open ? x > v.lo : x >= v.lo;  // false for NaN
-      BB_CHECK(above_lo && x <= v.hi, "{}: {} must be {} {:g} and {} {:g}, got {}", where,
-               v.config_init, v.lo_open ? ">" : "between", v.lo, v.lo_open ? "<=" : "and", v.hi,
-               x);
-    }
+  validate_head_values(head_values, where);
   const std::pair<const char*, int> ids[] = {{"mask_token_id", mask_id}, {"pad_token_id", pad_id},
                                              {"unk_token_id", unk_id}, {"bos_token_id", bos_id},
                                              {"eos_token_id", eos_id}};

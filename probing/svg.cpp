@@ -127,9 +127,10 @@ std::string line_chart_svg(const LineChart& c) {
   for (int k = 0; k <= 4; ++k)
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{:.0f}</text>\n",
                      x(max_step * k / 4), top + h + 16, max_step * k / 4);
-  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">training step</text>\n"
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n"
                    "<text transform=\"translate(18,{:.1f}) rotate(-90)\" text-anchor=\"middle\">"
-                   "{}</text>\n", left + w / 2, top + h + 36, top + h / 2, svg_escape(c.y_label));
+                   "{}</text>\n", left + w / 2, top + h + 36, svg_escape(c.x_label), top + h / 2,
+                   svg_escape(c.y_label));
   if (std::isfinite(c.chance) && c.chance >= lo && c.chance <= hi)
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
                      "stroke=\"#333\" stroke-dasharray=\"3,3\"/>\n",

@@ -28,6 +28,7 @@ struct LineChart {
   std::vector<std::vector<std::pair<double, double>>> points;  // [group] (step, value)
   double chance = 50;                   // NaN: no reference line
   std::string y_label = "accuracy (%)";
+  std::string x_label = "training step";
   bool percent = true;                  // y from 0 to 100; else from the data's range
   std::string note;                     // under the title
 };

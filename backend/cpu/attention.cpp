@@ -68,7 +68,7 @@ void head_forward(const Task& t, T* ctx, T* S, T* P, T* mask, const T* qkv,
   hp.scores(S + t.at, q, k, L, scale);
   T v0, v1;
   head_values(v0, v1, kind, v0_head, v1_head, t.h);
-  attention_function_forward<T>(P + t.at, S + t.at, nullptr, L, L, kind, v0, v1);
+  attention_function_forward<T>(P + t.at, S + t.at, nullptr, L, L, kind, v0, v1, sh.causal);
   T* m = mask + t.at;
   if (dropout_p > 0) {
     for (int i = 0; i < L; ++i)
@@ -108,7 +108,8 @@ void head_backward(const Task& t, T* dqkv, T* dv0, T* dv1, const T* dctx, const 
   for (int64_t e = 0; e < int64_t(L) * L; ++e) dp[e] *= m[e];
   T v0, v1;
   head_values(v0, v1, kind, v0_head, v1_head, t.h);
-  attention_function_backward<T>(ds, dv0, dv1, dp, p, S + t.at, nullptr, L, L, kind, v0, v1);
+  attention_function_backward<T>(ds, dv0, dv1, dp, p, S + t.at, nullptr, L, L, kind, v0, v1,
+                                sh.causal);
   // S = a b^T scale, (a, b) = (q, k) or, for cosformer, (relu(q), relu(k)) with scale 1:
   // da_i = scale sum_j dS_ij b_j, db_j = scale sum_i dS_ij a_i
   T scale = T(1) / std::sqrt(T(d));

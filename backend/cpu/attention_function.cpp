@@ -39,17 +39,28 @@ bool softmax_family(AttentionFunction k) {
   return attention_function_spec(k).family == AttentionFamily::softmax_of_transform;
 }
 
+// Whether row r's key j takes part: valid, and j <= r when causal.
+inline bool live(const uint8_t* key_valid, bool causal, int r, int j) {
+  return (!key_valid || key_valid[j]) && (!causal || j <= r);
+}
+
+// The keys row r sees: all L, or the first r + 1 when causal (the rest get P = 0, dS = 0).
+inline int row_keys(bool causal, int r, int L) { return causal ? std::min(r + 1, L) : L; }
+
 // The other functions, a row at a time; row r is the query at position r (cosformer).
 template <typename T>
-void rows_forward(T* P, const T* S, const uint8_t* valid, int R, int L, AttentionFunction kind) {
+void rows_forward(T* P, const T* S, const uint8_t* valid, int R, int L, AttentionFunction kind,
+                  bool causal) {
   for (int r = 0; r < R; ++r) {
     T* p = P + int64_t(r) * L;
     const T* s = S + int64_t(r) * L;
+    const int Lr = row_keys(causal, r, L);
+    std::fill(p + Lr, p + L, T(0));
     switch (kind) {
-      case AttentionFunction::sparsemax: rows::sparsemax(p, s, valid, L); break;
-      case AttentionFunction::entmax15: rows::entmax15(p, s, valid, L); break;
-      case AttentionFunction::sa_softmax: rows::sa_softmax(p, s, valid, L); break;
-      case AttentionFunction::cosformer: rows::cosformer(p, s, valid, L, r); break;
+      case AttentionFunction::sparsemax: rows::sparsemax(p, s, valid, Lr); break;
+      case AttentionFunction::entmax15: rows::entmax15(p, s, valid, Lr); break;
+      case AttentionFunction::sa_softmax: rows::sa_softmax(p, s, valid, Lr); break;
+      case AttentionFunction::cosformer: rows::cosformer(p, s, valid, Lr, r); break;
       case AttentionFunction::softmax:  // the softmax family runs block-wise
                                         // (attention_function_forward)
       case AttentionFunction::ssa:
@@ -60,21 +71,23 @@ void rows_forward(T* P, const T* S, const uint8_t* valid, int R, int L, Attentio
 
 template <typename T>
 void rows_backward(T* dS, const T* dP, const T* P, const T* S, const uint8_t* valid, int R, int L,
-                   AttentionFunction kind) {
+                   AttentionFunction kind, bool causal) {
   for (int r = 0; r < R; ++r) {
     const int64_t at = int64_t(r) * L;
+    const int Lr = row_keys(causal, r, L);
+    std::fill(dS + at + Lr, dS + at + L, T(0));
     switch (kind) {
       case AttentionFunction::sparsemax:
-        rows::sparsemax_backward(dS + at, dP + at, P + at, valid, L);
+        rows::sparsemax_backward(dS + at, dP + at, P + at, valid, Lr);
         break;
       case AttentionFunction::entmax15:
-        rows::entmax15_backward(dS + at, dP + at, P + at, valid, L);
+        rows::entmax15_backward(dS + at, dP + at, P + at, valid, Lr);
         break;
       case AttentionFunction::sa_softmax:
-        rows::sa_softmax_backward(dS + at, dP + at, P + at, S + at, valid, L);
+        rows::sa_softmax_backward(dS + at, dP + at, P + at, S + at, valid, Lr);
         break;
       case AttentionFunction::cosformer:
-        rows::cosformer_backward(dS + at, dP + at, P + at, S + at, valid, L, r);
+        rows::cosformer_backward(dS + at, dP + at, P + at, S + at, valid, Lr, r);
         break;
       case AttentionFunction::softmax:  // block-wise (attention_function_backward)
       case AttentionFunction::ssa:
@@ -90,8 +103,8 @@ void rows_backward(T* dS, const T* dP, const T* P, const T* S, const uint8_t* va
 // and sum. v0, v1: ssa's b, n; softmax-t's tau.
 template <typename T>
 void attention_function_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L,
-                                AttentionFunction kind, T v0, T v1) {
-  if (!softmax_family(kind)) return rows_forward(P, S, key_valid, R, L, kind);
+                                AttentionFunction kind, T v0, T v1, bool causal) {
+  if (!softmax_family(kind)) return rows_forward(P, S, key_valid, R, L, kind, causal);
   const int64_t RL = int64_t(R) * L, padded = padded_length(RL);
   T* tp = aligned_scratch<T>(1, padded);
   std::copy(S, S + RL, tp);
@@ -115,7 +128,7 @@ void attention_function_forward(T* P, const T* S, const uint8_t* key_valid, int 
     T* row = tp + int64_t(r) * L;
     T mx = minus_inf;
     for (int j = 0; j < L; ++j) {
-      if (key_valid && !key_valid[j]) row[j] = minus_inf;
+      if (!live(key_valid, causal, r, j)) row[j] = minus_inf;
       mx = std::max(mx, row[j]);
     }
     if (mx == minus_inf) continue;  // no valid key: the row stays -inf, exp gives 0
@@ -136,12 +149,13 @@ namespace {
 
 // softmax-t on dS = dL/dt: dS = dt / tau, dtau += -sum dt s / tau^2 (masked keys add nothing).
 template <typename T>
-void softmax_t_backward(T* dS, T* dv0, const T* S, const uint8_t* key_valid, int R, int L, T v0) {
+void softmax_t_backward(T* dS, T* dv0, const T* S, const uint8_t* key_valid, bool causal, int R,
+                        int L, T v0) {
   T acc = 0;
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < L; ++j) {
       const int64_t e = int64_t(r) * L + j;
-      if (key_valid && !key_valid[j]) continue;
+      if (!live(key_valid, causal, r, j)) continue;
       acc += dS[e] * S[e];
       dS[e] /= v0;
     }
@@ -151,18 +165,18 @@ void softmax_t_backward(T* dS, T* dv0, const T* S, const uint8_t* key_valid, int
 // SSA on dS = dL/dt: dS = dt n b / (1 + b|s|), dn += dt sign(s) log1p(b|s|),
 // db += dt n s / (1 + b|s|) (masked keys add nothing).
 template <typename T>
-void ssa_backward(T* dS, T* dv0, T* dv1, const T* S, const uint8_t* key_valid, int R, int L, T v0,
-                  T v1) {
+void ssa_backward(T* dS, T* dv0, T* dv1, const T* S, const uint8_t* key_valid, bool causal, int R,
+                  int L, T v0, T v1) {
   // The SSA terms over the whole block in aligned scratch (see AlignedFlat): a = |s|, sdt =
   // sign(s) dt, dt itself; padding is 0 and adds nothing.
   const int64_t RL = int64_t(R) * L, padded = padded_length(RL);
   T* ap = aligned_scratch<T>(3, padded);
   T *sdtp = ap + padded, *dtp = sdtp + padded;
   for (int64_t e = 0; e < padded; ++e) {
-    const bool live = e < RL && (!key_valid || key_valid[e % L]);
-    ap[e] = live ? std::abs(S[e]) : T(0);
-    dtp[e] = live ? dS[e] : T(0);
-    sdtp[e] = live && S[e] < 0 ? -dtp[e] : dtp[e];
+    const bool in = e < RL && live(key_valid, causal, int(e / L), int(e % L));
+    ap[e] = in ? std::abs(S[e]) : T(0);
+    dtp[e] = in ? dS[e] : T(0);
+    sdtp[e] = in && S[e] < 0 ? -dtp[e] : dtp[e];
   }
   const AlignedFlat<T> a(ap, padded), sdt(sdtp, padded);
   AlignedFlat<T> dt(dtp, padded);
@@ -180,8 +194,8 @@ void ssa_backward(T* dS, T* dv0, T* dv1, const T* S, const uint8_t* key_valid, i
 template <typename T>
 void attention_function_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
                                  const uint8_t* key_valid, int R, int L, AttentionFunction kind,
-                                 T v0, T v1) {
-  if (!softmax_family(kind)) return rows_backward(dS, dP, P, S, key_valid, R, L, kind);
+                                 T v0, T v1, bool causal) {
+  if (!softmax_family(kind)) return rows_backward(dS, dP, P, S, key_valid, R, L, kind, causal);
   // dL/dt_j = P_j (dP_j - sum_k P_k dP_k), then dt/ds per function (softmax: dS = dt). Masked
   // keys: dS = 0, and they add nothing to the trainable values' gradients.
   for (int r = 0; r < R; ++r) {
@@ -190,13 +204,15 @@ void attention_function_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P,
     T* d = dS + int64_t(r) * L;
     T dot = 0;
     for (int j = 0; j < L; ++j)
-      if (!key_valid || key_valid[j]) dot += p[j] * g[j];
-    for (int j = 0; j < L; ++j) d[j] = key_valid && !key_valid[j] ? T(0) : p[j] * (g[j] - dot);
+      if (live(key_valid, causal, r, j)) dot += p[j] * g[j];
+    for (int j = 0; j < L; ++j) d[j] = live(key_valid, causal, r, j) ? p[j] * (g[j] - dot) : T(0);
   }
   switch (kind) {
     case AttentionFunction::softmax: return;
-    case AttentionFunction::softmax_t: return softmax_t_backward(dS, dv0, S, key_valid, R, L, v0);
-    case AttentionFunction::ssa: return ssa_backward(dS, dv0, dv1, S, key_valid, R, L, v0, v1);
+    case AttentionFunction::softmax_t:
+      return softmax_t_backward(dS, dv0, S, key_valid, causal, R, L, v0);
+    case AttentionFunction::ssa:
+      return ssa_backward(dS, dv0, dv1, S, key_valid, causal, R, L, v0, v1);
     case AttentionFunction::sparsemax:  // row kernels: rows_backward above
     case AttentionFunction::entmax15:
     case AttentionFunction::sa_softmax:
@@ -222,15 +238,15 @@ void head_values_raw_grads(T* draw0, T* draw1, const T* dv0, const T* dv1, const
 }
 
 template void attention_function_forward<float>(float*, const float*, const uint8_t*, int, int,
-                                                AttentionFunction, float, float);
+                                                AttentionFunction, float, float, bool);
 template void attention_function_forward<double>(double*, const double*, const uint8_t*, int, int,
-                                                 AttentionFunction, double, double);
+                                                 AttentionFunction, double, double, bool);
 template void attention_function_backward<float>(float*, float*, float*, const float*, const float*,
                                                  const float*, const uint8_t*, int, int,
-                                                 AttentionFunction, float, float);
+                                                 AttentionFunction, float, float, bool);
 template void attention_function_backward<double>(double*, double*, double*, const double*,
                                                   const double*, const double*, const uint8_t*, int,
-                                                  int, AttentionFunction, double, double);
+                                                  int, AttentionFunction, double, double, bool);
 template void head_values_effective<float>(float*, float*, const float*, const float*, int);
 template void head_values_effective<double>(double*, double*, const double*, const double*, int);
 template void head_values_raw_grads<float>(float*, float*, const float*, const float*, const float*,

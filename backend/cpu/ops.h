@@ -48,6 +48,8 @@ template <typename T> void layernorm_backward(T* dx, T* dw, T* db, const T* dout
 // activation.cpp, dropout.cpp
 template <typename T> void gelu_forward(T* out, const T* x, int64_t n);
 template <typename T> void gelu_backward(T* dx, const T* dout, const T* x, int64_t n);
+template <typename T> void gelu_tanh_forward(T* out, const T* x, int64_t n);
+template <typename T> void gelu_tanh_backward(T* dx, const T* dout, const T* x, int64_t n);
 template <typename T> void add_inplace(T* y, const T* x, int64_t n);
 template <typename T> void dropout_forward(T* out, T* mask, const T* x, const int64_t* row_ids,
     int N, int C, float p, const uint64_t* key);
@@ -62,11 +64,11 @@ template <typename T> void fill_zero(T* p, int64_t n);
 // attention_function*.cpp (the attention functions, their trainable values), attention.cpp
 template <typename T>
 void attention_function_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L,
-                                AttentionFunction kind, T v0, T v1);
+                                AttentionFunction kind, T v0, T v1, bool causal);
 template <typename T>
 void attention_function_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
                                  const uint8_t* key_valid, int R, int L, AttentionFunction kind,
-                                 T v0, T v1);
+                                 T v0, T v1, bool causal);
 template <typename T> void head_values_effective(T* v0, T* v1, const T* raw0, const T* raw1, int H);
 template <typename T> void head_values_raw_grads(T* draw0, T* draw1, const T* dv0, const T* dv1,
     const T* v0, const T* v1, int H, bool freeze0, bool freeze1);
@@ -86,6 +88,10 @@ template <typename T> void cross_entropy_backward(T* dlogits, const T* logits, c
     const int32_t* targets, int M, int V, T dloss);
 template <typename T> void target_log_probs(T* logp, const T* logits, const int32_t* targets, int M,
     int V);
+template <typename T> void point_loss_forward(T* loss, const T* pred, const T* target, int M,
+    ops::PointLoss kind);
+template <typename T> void point_loss_backward(T* dpred, const T* pred, const T* target, int M,
+    ops::PointLoss kind, T dloss);
 void sum_squares(double* out, const float* g, int64_t n);
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const ops::AdamWStep& s,
     const ops::AdamWSchedule* schedule);

@@ -3,7 +3,8 @@
 // the scoring function (attention_function_row.cuh), the dropout mask (the CPU's Philox draws) and
 // the context row. cosformer scores relu(q) relu(k)^T without 1/sqrt(d). Stores S, P and the mask
 // per (b, h) as (L, L) blocks at store_at[b] + h*L*L, like backend/cpu/attention.cpp. Sequences
-// of at most kMaxLen tokens.
+// of at most `cap` = shape.max_len <= kMaxLen tokens: shared memory is sized by cap. Causal: query
+// i's row is its first i + 1 keys (the rest get P = 0, dS = 0, as backend/ops.h says).
 #include <cmath>
 
 #include "backend/cuda/attention_function_row.cuh"
@@ -15,7 +16,7 @@ namespace bb::cuda {
 
 namespace {
 
-constexpr int kMaxLen = 128;
+constexpr int kMaxLen = 512;
 constexpr int kWarps = 4;
 
 // The block's keys and values (rows off..off+L of head h) into shared memory, rows padded to
@@ -53,24 +54,25 @@ struct ScoringTraits {
 __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const float* qkv,
                               const int32_t* offsets, const int64_t* store_at, int H, int C,
                               ScoringTraits fn, const float* v0_head, const float* v1_head,
-                              DropoutDraw drop, const uint64_t* key, int first_seq) {
+                              DropoutDraw drop, const uint64_t* key, int first_seq, int cap,
+                              bool causal) {
   extern __shared__ float sm[];
   if (drop.on) drop.key = *key;  // device memory: a captured step reads each step's key
   const int b = blockIdx.x / H, h = blockIdx.x % H;
   const int off = offsets[b], L = offsets[b + 1] - off;
   if (L == 0) return;
-  if (L > kMaxLen) __trap();
+  if (L > cap) __trap();
   const int d = C / H, ld = 3 * C, kd = d + 1;
   float* K = sm;
-  float* V = K + kMaxLen * kd;
-  float* qs = V + kMaxLen * kd;
+  float* V = K + cap * kd;
+  float* qs = V + cap * kd;
   float* ps = qs + kWarps * d;
   const bool relu = fn.relu;
   const AttentionFunction kind = fn.kind;
   load_keys_values(K, V, qkv, off, L, h, d, C, relu);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   float* q = qs + warp * d;
-  float* pr = ps + warp * kMaxLen;
+  float* pr = ps + warp * cap;
   const float scale = relu ? 1.f : 1.f / sqrtf(float(d));
   float v0, v1;
   head_values(v0, v1, fn.value_count, v0_head, v1_head, h);
@@ -87,7 +89,10 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
       pr[j] = s;
     }
     __syncwarp();
-    warp_attention_row(kind, pr, pr, nullptr, L, i, v0, v1);  // scores -> weights in place
+    const int Li = causal ? i + 1 : L;
+    warp_attention_row(kind, pr, pr, nullptr, Li, i, v0, v1);  // scores -> weights in place
+    __syncwarp();
+    for (int j = Li + lane; j < L; j += 32) pr[j] = 0.f;
     __syncwarp();
     const uint64_t row = attention_dropout_row(first_seq + b, H, h, i);
     for (int j = lane; j < L; j += 32) {
@@ -115,7 +120,8 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
 __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const float* dctx,
                               const float* qkv, const float* S, const float* P, const float* mask,
                               const int32_t* offsets, const int64_t* store_at, int H, int C,
-                              ScoringTraits fn, const float* v0_head, const float* v1_head) {
+                              ScoringTraits fn, const float* v0_head, const float* v1_head,
+                              int cap, bool causal) {
   extern __shared__ float sm[];
   __shared__ float warp_parts[kWarps][2];
   const int task = blockIdx.x, b = task / H, h = task % H;
@@ -125,11 +131,11 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
     if (threadIdx.x == 0) part[2 * task] = part[2 * task + 1] = 0.f;
     return;
   }
-  if (L > kMaxLen) __trap();
+  if (L > cap) __trap();
   const int d = C / H, ld = 3 * C, kd = d + 1;
   float* K = sm;
-  float* V = K + kMaxLen * kd;
-  float* dos = V + kMaxLen * kd;
+  float* V = K + cap * kd;
+  float* dos = V + cap * kd;
   float* dss = dos + kWarps * d;
   const bool relu = fn.relu;
   const AttentionFunction kind = fn.kind;
@@ -139,7 +145,7 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
   head_values(v0, v1, fn.value_count, v0_head, v1_head, h);
   const int64_t at = store_at[b] + int64_t(h) * L * L;
   float* dout = dos + warp * d;
-  float* ds = dss + warp * kMaxLen;
+  float* ds = dss + warp * cap;
   float acc0 = 0.f, acc1 = 0.f;
   for (int i = warp; i < L; i += kWarps) {
     const float* di = dctx + int64_t(off + i) * C + h * d;
@@ -154,7 +160,10 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
       ds[j] = g * m[j];
     }
     __syncwarp();
-    warp_attention_row_backward(kind, ds, ds, p, s, nullptr, L, i, v0, v1, acc0, acc1);  // dP -> dS
+    const int Li = causal ? i + 1 : L;
+    warp_attention_row_backward(kind, ds, ds, p, s, nullptr, Li, i, v0, v1, acc0, acc1);  // dS
+    __syncwarp();
+    for (int j = Li + lane; j < L; j += 32) ds[j] = 0.f;
     __syncwarp();
     for (int j = lane; j < L; j += 32) dS_store[at + int64_t(i) * L + j] = ds[j];
     const float* qi = qkv + int64_t(off + i) * ld + h * d;
@@ -210,16 +219,31 @@ void allow_shared(Kernel k, size_t bytes) {
 
 }  // namespace
 
+namespace {
+
+// The longest sequence the kernels accept for this shape (checked on the host).
+int capacity(const ops::AttentionShape& sh) {
+  if (sh.max_len < 1 || sh.max_len > kMaxLen)
+    check(cudaErrorInvalidValue, "attention: shape.max_len must be in [1, 512]");
+  return sh.max_len;
+}
+
+size_t shared_bytes(int cap, int d) {
+  return sizeof(float) * (2 * size_t(cap) * (d + 1) + kWarps * d + kWarps * size_t(cap));
+}
+
+}  // namespace
+
 void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
                        const ops::AttentionShape& sh, AttentionFunction kind, const float* v0_head,
                        const float* v1_head, float dropout_p, const uint64_t* key) {
   if (sh.B == 0) return;
-  const int d = sh.C / sh.H;
-  const size_t smem = sizeof(float) * (2 * kMaxLen * (d + 1) + kWarps * d + kWarps * kMaxLen);
+  const int d = sh.C / sh.H, cap = capacity(sh);
+  const size_t smem = shared_bytes(cap, d);
   allow_shared(attention_fwd, smem);
   attention_fwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
       ctx, S, P, mask, qkv, sh.offsets, sh.store_at, sh.H, sh.C, ScoringTraits::of(kind),
-      v0_head, v1_head, DropoutDraw::make(dropout_p, 0), key, sh.first_seq);
+      v0_head, v1_head, DropoutDraw::make(dropout_p, 0), key, sh.first_seq, cap, sh.causal);
   launched("attention_fwd");
 }
 
@@ -228,15 +252,15 @@ void attention_backward(float* dqkv, float* dv0_head, float* dv1_head, float* sc
                         const float* mask, const ops::AttentionShape& sh, AttentionFunction kind,
                         const float* v0_head, const float* v1_head) {
   if (sh.B == 0) return;
-  const int d = sh.C / sh.H;
-  const size_t smem = sizeof(float) * (2 * kMaxLen * (d + 1) + kWarps * d + kWarps * kMaxLen);
+  const int d = sh.C / sh.H, cap = capacity(sh);
+  const size_t smem = shared_bytes(cap, d);
   allow_shared(attention_bwd, smem);
-  // dS for every (b, h): at most B H kMaxLen^2 floats (the stores' size is not known here).
-  float* dS = static_cast<float*>(
-      workspace(sizeof(float) * size_t(sh.B) * sh.H * kMaxLen * kMaxLen));
+  // dS for every (b, h): at most B H cap^2 floats (the stores' size is not known here).
+  float* dS =
+      static_cast<float*>(workspace(sizeof(float) * size_t(sh.B) * sh.H * size_t(cap) * cap));
   attention_bwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
       dqkv, scratch, dS, dctx, qkv, S, P, mask, sh.offsets, sh.store_at, sh.H, sh.C,
-      ScoringTraits::of(kind), v0_head, v1_head);
+      ScoringTraits::of(kind), v0_head, v1_head, cap, sh.causal);
   launched("attention_bwd");
   if (head_value_count(kind) > 0 && (dv0_head || dv1_head)) {
     sum_head_parts<<<1, 32 * ((sh.H + 31) / 32), 0, stream()>>>(dv0_head, dv1_head, scratch, sh.B,

@@ -13,23 +13,30 @@ namespace {
 
 constexpr int kWarps = 4;
 
+// The keys row r sees: all L, or the first r + 1 when causal (the rest get P = 0, dS = 0).
+__device__ inline int row_keys(bool causal, int r, int L) { return causal ? min(r + 1, L) : L; }
+
 __global__ void score_rows(float* P, const float* S, const uint8_t* valid, int R, int L,
-                           AttentionFunction kind, float v0, float v1) {
+                           AttentionFunction kind, float v0, float v1, bool causal) {
   const int r = blockIdx.x * kWarps + threadIdx.x / 32;
   if (r >= R) return;
-  warp_attention_row(kind, P + int64_t(r) * L, S + int64_t(r) * L, valid, L, r, v0, v1);
+  const int Lr = row_keys(causal, r, L);
+  warp_attention_row(kind, P + int64_t(r) * L, S + int64_t(r) * L, valid, Lr, r, v0, v1);
+  for (int j = Lr + threadIdx.x % 32; j < L; j += 32) P[int64_t(r) * L + j] = 0.f;
 }
 
 // dS =; the row's contributions to dv0, dv1 go to part[2r], part[2r+1].
 __global__ void score_rows_backward(float* dS, float* part, const float* dP, const float* P,
                                     const float* S, const uint8_t* valid, int R, int L,
-                                    AttentionFunction kind, float v0, float v1) {
+                                    AttentionFunction kind, float v0, float v1, bool causal) {
   const int r = blockIdx.x * kWarps + threadIdx.x / 32, lane = threadIdx.x % 32;
   if (r >= R) return;
   const int64_t at = int64_t(r) * L;
+  const int Lr = row_keys(causal, r, L);
   float acc0 = 0.f, acc1 = 0.f;
-  warp_attention_row_backward(kind, dS + at, dP + at, P + at, S + at, valid, L, r, v0, v1, acc0,
+  warp_attention_row_backward(kind, dS + at, dP + at, P + at, S + at, valid, Lr, r, v0, v1, acc0,
                               acc1);
+  for (int j = Lr + lane; j < L; j += 32) dS[at + j] = 0.f;
   acc0 = warp_sum(acc0);
   acc1 = warp_sum(acc1);
   if (lane == 0) part[2 * r] = acc0, part[2 * r + 1] = acc1;
@@ -61,20 +68,20 @@ __global__ void raw_grads(float* draw0, float* draw1, const float* dv0, const fl
 }  // namespace
 
 void attention_function_forward(float* P, const float* S, const uint8_t* key_valid, int R, int L,
-                                AttentionFunction kind, float v0, float v1) {
+                                AttentionFunction kind, float v0, float v1, bool causal) {
   if (R == 0) return;
   score_rows<<<blocks_for(R, kWarps), 32 * kWarps, 0, stream()>>>(P, S, key_valid, R, L, kind, v0,
-                                                                  v1);
+                                                                  v1, causal);
   launched("score_rows");
 }
 
 void attention_function_backward(float* dS, float* dv0, float* dv1, const float* dP, const float* P,
                                  const float* S, const uint8_t* key_valid, int R, int L,
-                                 AttentionFunction kind, float v0, float v1) {
+                                 AttentionFunction kind, float v0, float v1, bool causal) {
   if (R == 0) return;
   float* part = static_cast<float*>(workspace(sizeof(float) * 2 * size_t(R)));
   score_rows_backward<<<blocks_for(R, kWarps), 32 * kWarps, 0, stream()>>>(
-      dS, part, dP, P, S, key_valid, R, L, kind, v0, v1);
+      dS, part, dP, P, S, key_valid, R, L, kind, v0, v1, causal);
   launched("score_rows_backward");
   if (head_value_count(kind) > 0 && (dv0 || dv1)) {
     sum_parts<<<1, 1, 0, stream()>>>(dv0, dv1, part, R);

@@ -32,6 +32,8 @@ void layernorm_backward(float* dx, float* dw, float* db, const float* dout, cons
 
 void gelu_forward(float* out, const float* x, int64_t n);
 void gelu_backward(float* dx, const float* dout, const float* x, int64_t n);
+void gelu_tanh_forward(float* out, const float* x, int64_t n);
+void gelu_tanh_backward(float* dx, const float* dout, const float* x, int64_t n);
 void add_inplace(float* y, const float* x, int64_t n);
 
 void dropout_forward(float* out, float* mask, const float* x, const int64_t* row_ids, int N,
@@ -47,12 +49,13 @@ void head_values_raw_grads(float* draw0, float* draw1, const float* dv0, const f
 
 // v0, v1: host scalars; dv0, dv1: device pointers (+=), may be null.
 void attention_function_forward(float* P, const float* S, const uint8_t* key_valid, int R, int L,
-                                AttentionFunction kind, float v0, float v1);
+                                AttentionFunction kind, float v0, float v1, bool causal);
 void attention_function_backward(float* dS, float* dv0, float* dv1, const float* dP, const float* P,
                                  const float* S, const uint8_t* key_valid, int R, int L,
-                                 AttentionFunction kind, float v0, float v1);
+                                 AttentionFunction kind, float v0, float v1, bool causal);
 
-// One block per (sequence, head); sequences of at most 128 tokens, head size at most 128.
+// One block per (sequence, head); sequences of at most shape.max_len <= 512 tokens (shared memory
+// holds the keys and values), head size at most 128.
 // shape.B and shape.H are host values; v0_head, v1_head, dv0_head, dv1_head are device (H) arrays.
 void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
                        const ops::AttentionShape& shape, AttentionFunction kind,
@@ -68,6 +71,12 @@ void cross_entropy_forward(float* loss, float* lse, const float* logits, const i
 void cross_entropy_backward(float* dlogits, const float* logits, const float* lse,
                             const int32_t* targets, int M, int V, float dloss);
 void target_log_probs(float* logp, const float* logits, const int32_t* targets, int M, int V);
+
+// One block; partial sums in a fixed order (deterministic).
+void point_loss_forward(float* loss, const float* pred, const float* target, int M,
+                        ops::PointLoss kind);
+void point_loss_backward(float* dpred, const float* pred, const float* target, int M,
+                         ops::PointLoss kind, float dloss);
 
 void sum_squares(double* out, const float* g, int64_t n);  // fixed partition: deterministic
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t n,

@@ -93,3 +93,51 @@ TEST_CASE("scoring gradients match central finite differences (with padded keys)
     if (bb::head_value_count(kind) < 1) CHECK(dv0 == 0.0);
   }
 }
+
+// Causal rows (the ICL model's attention): row r is exactly the function of its first r + 1 keys,
+// the rest get weight 0 and gradient 0, and the gradients match finite differences.
+TEST_CASE("causal rows: each row is its prefix, masked keys get weight 0 and no gradient") {
+  const int R = 5, L = 5;
+  const std::vector<uint8_t> valid = {1, 1, 0, 1, 1};
+  for (AttentionFunction kind : bb::kAllAttentionFunctions) {
+    CAPTURE(int(kind));
+    std::vector<double> S = bb::test::random_vector(R * L, 3, -3, 3);
+    if (kind == AttentionFunction::cosformer)
+      for (double& x : S) x = std::abs(x);
+    const std::vector<double> w = bb::test::random_vector(R * L, 4);
+    std::vector<double> v = {0.7, 1.8}, P(R * L), dS(R * L);
+    auto loss = [&] {
+      bb::ops::attention_function_forward<double>(P.data(), S.data(), valid.data(), R, L, kind,
+                                                  v[0], v[1], true);
+      return bb::test::dot(w, P.data());
+    };
+    loss();
+    double dv0 = 0, dv1 = 0;
+    bb::ops::attention_function_backward<double>(dS.data(), &dv0, &dv1, w.data(), P.data(),
+                                                 S.data(), valid.data(), R, L, kind, v[0], v[1],
+                                                 true);
+    for (int r = 0; r < R; ++r) {
+      std::vector<double> p(r + 1), g(w.begin() + r * L, w.begin() + r * L + r + 1), ds(r + 1);
+      // A one-row block of r + 1 keys; cosformer's query index is the row's own, r.
+      std::vector<double> Sp(L * (r + 1), 0.0), Pp(L * (r + 1)), dSp(L * (r + 1));
+      std::vector<double> wp(L * (r + 1), 0.0);
+      for (int j = 0; j <= r; ++j) Sp[r * (r + 1) + j] = S[r * L + j], wp[r * (r + 1) + j] = g[j];
+      // rows 0..r of width r + 1, causal: row r sees all of its r + 1 keys
+      bb::ops::attention_function_forward<double>(Pp.data(), Sp.data(), valid.data(), r + 1,
+                                                  r + 1, kind, v[0], v[1], false);
+      for (int j = 0; j < L; ++j) {
+        CAPTURE(r);
+        CAPTURE(j);
+        if (j > r || !valid[j]) {
+          CHECK(P[r * L + j] == 0.0);
+          CHECK(dS[r * L + j] == 0.0);
+        } else {
+          CHECK(P[r * L + j] == doctest::Approx(Pp[r * (r + 1) + j]).epsilon(1e-12));
+        }
+      }
+    }
+    CHECK(bb::test::fd_max_rel_error(S, dS, loss) < 1e-5);
+    const std::vector<double> dv = {dv0, dv1};
+    CHECK(bb::test::fd_max_rel_error(v, dv, loss) < 1e-6);
+  }
+}

@@ -220,3 +220,42 @@ TEST_CASE("trainable scoring values: head_values_raw_grads is the chain rule thr
   CHECK(fd_max_rel_error(beta, dbeta, loss) < 1e-6);
   CHECK(fd_max_rel_error(nu, dnu, loss) < 1e-6);
 }
+
+TEST_CASE("tanh GELU: literal values and finite differences") {
+  std::vector<double> x = {-3.0, -0.5, 0.0, 0.7, 2.0}, y(5), dx(5);
+  ops::gelu_tanh_forward<double>(y.data(), x.data(), 5);
+  // torch.nn.functional.gelu(x, approximate='tanh') in double
+  const double expected[] = {-0.0036373920817729943, -0.15428599017485606, 0.0, 0.5305701347051167,
+                             1.954597694087775};
+  for (int i = 0; i < 5; ++i) CHECK(y[i] == doctest::Approx(expected[i]).epsilon(1e-12));
+  const auto w = random_vector(5, 7);
+  auto loss = [&] {
+    ops::gelu_tanh_forward<double>(y.data(), x.data(), 5);
+    return dot(w, y.data());
+  };
+  ops::gelu_tanh_backward<double>(dx.data(), w.data(), x.data(), 5);
+  CHECK(fd_max_rel_error(x, dx, loss) < 1e-7);
+}
+
+TEST_CASE("point losses: BCE on logits and squared error, literal and finite differences") {
+  std::vector<double> x = {-40.0, -1.5, 0.0, 2.0, 35.0}, t = {0, 1, 1, 0, 1}, d(5);
+  double loss_v = 0;
+  ops::point_loss_forward<double>(&loss_v, x.data(), t.data(), 5, ops::PointLoss::bce_logits);
+  // BCE(sigmoid(x), t) = softplus(x) - x t, exactly: no overflow at |x| = 40
+  double expected = 0;
+  for (int i = 0; i < 5; ++i)
+    expected += std::max(x[i], 0.0) + std::log1p(std::exp(-std::abs(x[i]))) - x[i] * t[i];
+  CHECK(loss_v == doctest::Approx(expected / 5).epsilon(1e-14));
+  CHECK(std::isfinite(loss_v));
+  for (ops::PointLoss kind : {ops::PointLoss::bce_logits, ops::PointLoss::squared_error}) {
+    auto loss = [&] {
+      double l = 0;
+      ops::point_loss_forward<double>(&l, x.data(), t.data(), 5, kind);
+      return 3.0 * l;
+    };
+    ops::point_loss_backward<double>(d.data(), x.data(), t.data(), 5, kind, 3.0);
+    CHECK(fd_max_rel_error(x, d, loss) < 1e-7);
+  }
+  ops::point_loss_forward<double>(&loss_v, x.data(), t.data(), 5, ops::PointLoss::squared_error);
+  CHECK(loss_v == doctest::Approx((1600.0 + 6.25 + 1.0 + 4.0 + 34.0 * 34.0) / 5));
+}

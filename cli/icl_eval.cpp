@@ -1,0 +1,169 @@
+// babyberta icl eval: ICL models and baselines under distribution shift (icl/eval.h), on a grid
+// of lengths and sigmas, into eval.json, eval.csv and SVGs.
+#include <fmt/core.h>
+
+#include <cmath>
+
+#include "backend/threads.h"
+#include "cli/commands.h"
+#include "cli/flag_ranges.h"
+#include "cli/split_list.h"
+#include "common/error.h"
+#include "icl/eval.h"
+#include "icl/model.h"
+#include "icl/trainer.h"
+
+namespace bb::cli {
+
+namespace {
+
+struct IclEvalArgs {
+  std::vector<std::string> models;
+  std::string task, out, device = "cpu";
+  std::string lengths, sigmas, sigma_fn;
+  int sequences = 64, from_point = 4, threads = 1, batch = 16;
+  uint64_t seed = 1;
+  bool no_baselines = false;
+};
+
+// "1,2,4", "1:29" (step 1) or "10:200:10" (inclusive ranges), or a mix: "1,2,4:10:2".
+std::vector<double> number_list(const std::string& s, const char* flag) {
+  std::vector<double> out;
+  for (const std::string& item : split_list(s, flag)) {
+    std::vector<double> parts;
+    for (size_t pos = 0; pos <= item.size();) {
+      const size_t colon = std::min(item.find(':', pos), item.size());
+      const std::string part = item.substr(pos, colon - pos);
+      size_t used = 0;
+      double v = NAN;
+      try {
+        v = std::stod(part, &used);
+      } catch (const std::exception&) {
+      }
+      BB_CHECK(used == part.size() && !part.empty() && std::isfinite(v),
+               "{}: '{}' is not a number (expected a list like 1,2,4 or 1:29 or 10:200:10)", flag,
+               part);
+      parts.push_back(v);
+      pos = colon + 1;
+    }
+    BB_CHECK(parts.size() <= 3, "{}: '{}' has more than three parts", flag, item);
+    if (parts.size() == 1) {
+      out.push_back(parts[0]);
+      continue;
+    }
+    const double step = parts.size() == 3 ? parts[2] : 1.0;
+    BB_CHECK(step > 0 && parts[0] <= parts[1] && (parts[1] - parts[0]) / step <= 10000,
+             "{}: '{}' is not a range from low to high with a positive step", flag, item);
+    for (double v = parts[0]; v <= parts[1] + 1e-9 * step; v += step) out.push_back(v);
+  }
+  return out;
+}
+
+icl::Predictor model_predictor(icl::Model<float>& model, int batch) {
+  return [&model, batch](const icl::Sequences& s) {
+    std::vector<float> out;
+    const size_t per_seq = size_t(2) * s.k * s.dims;
+    for (int b0 = 0; b0 < s.B; b0 += batch) {
+      const int n = std::min(batch, s.B - b0);
+      const std::vector<float> z(s.z.begin() + b0 * per_seq, s.z.begin() + (b0 + n) * per_seq);
+      model.forward(z, {}, n, 2 * s.k, ops::PointLoss::squared_error, false);
+      const std::vector<float> p = model.predictions();
+      out.insert(out.end(), p.begin(), p.end());
+    }
+    return out;
+  };
+}
+
+void run(const IclEvalArgs& a) {
+  set_threads(a.threads);
+  const Device device = usable_device(a.device);
+  BB_CHECK(!a.models.empty() || !a.task.empty(), "icl eval: give --model (or --task for baselines only)");
+  icl::EvalGrid g;
+  const std::filesystem::path first = a.models.empty() ? "" : a.models.front();
+  g.task = !a.task.empty() ? icl::parse_task(a.task) : icl::read_run_settings(first).task;
+  if (g.task == icl::Task::mixed) {
+    fmt::print(stderr, "babyberta: note: the models were trained on mixed; evaluating on every "
+                       "(give --task some for the other)\n");
+    g.task = icl::Task::every;
+  }
+  const bool quant = icl::is_quantification(g.task);
+  if (!first.empty()) g.dims = icl::read_model_config(first).dims;
+  const std::vector<double> lengths =
+      number_list(!a.lengths.empty() ? a.lengths : (quant ? "10:200:10" : "9"), "--lengths");
+  g.points.clear();
+  for (double v : lengths) {
+    BB_CHECK(v == std::floor(v) && v >= 1 && v <= 256,
+             "--lengths: {} is not a whole number of points from 1 to 256", v);
+    g.points.push_back(int(v));
+  }
+  g.sigma_x = number_list(!a.sigmas.empty() ? a.sigmas : (quant ? "1:29" : "1:10"), "--sigmas");
+  g.sigma_fn = number_list(!a.sigma_fn.empty() ? a.sigma_fn : (quant ? "1" : "1:10"), "--sigma-fn");
+  for (double v : g.sigma_x) BB_CHECK(v > 0, "--sigmas: {} is not above 0", v);
+  for (double v : g.sigma_fn) BB_CHECK(v > 0, "--sigma-fn: {} is not above 0", v);
+  g.sequences = a.sequences, g.from_point = a.from_point, g.seed = a.seed;
+  std::vector<icl::EvalResult> results;
+  for (const std::string& dir : a.models) {
+    const icl::Config cfg = icl::read_model_config(dir);
+    BB_CHECK(cfg.dims == g.dims, "{}: has {} input dims, the first model {}", dir, cfg.dims, g.dims);
+    for (int k : g.points)
+      BB_CHECK(2 * k <= cfg.positions, "--lengths: {} points need {} positions; {} has {}", k,
+               2 * k, dir, cfg.positions);
+    icl::Model<float> model(cfg, device);
+    icl::load_model(dir, model);
+    const std::string name = std::filesystem::path(dir).filename().string();
+    fmt::print(stderr, "icl eval: {} ({}) on {} cells\n", name, cfg.label(),
+               g.points.size() * g.sigma_x.size() * (quant ? 1 : g.sigma_fn.size()));
+    results.push_back(icl::evaluate(g, name, false, model_predictor(model, a.batch)));
+  }
+  if (!a.no_baselines)
+    for (const auto& [name, predict] : icl::baselines(g.task))
+      results.push_back(icl::evaluate(g, name, true, predict));
+  icl::write_eval(a.out, g, results);
+  for (const icl::EvalResult& r : results) {
+    double worst = 0, mean = 0;
+    for (const icl::Cell& c : r.cells) worst = std::max(worst, c.score), mean += c.score;
+    fmt::print("{:<32} mean score {:.4g}, worst cell {:.4g}\n", r.name, mean / r.cells.size(), worst);
+  }
+  fmt::print(stderr, "wrote {}/eval.json, eval.csv and SVGs\n", a.out);
+}
+
+}  // namespace
+
+void add_icl_eval(CLI::App& icl_cmd) {
+  auto* cmd = icl_cmd.add_subcommand(
+      "eval", "ICL models and baselines under distribution shift (lengths x sigmas)");
+  auto a = std::make_shared<IclEvalArgs>();
+  cmd->add_option("--model", a->models, "ICL run or model directory (repeatable)");
+  cmd->add_option("--task", a->task, "every, some, linear, linear-regression (default: the "
+                  "first model's)")->check(one_of("task", icl::task_names()));
+  cmd->add_option("--lengths", a->lengths, "Points per sequence: a list like 10,20 or a range "
+                  "10:200:10 (default: 10:200:10; linear tasks: 9)");
+  cmd->add_option("--sigmas,--sigma-x", a->sigmas, "Standard deviations of x (default: 1:29; "
+                  "linear tasks: 1:10)");
+  cmd->add_option("--sigma-fn", a->sigma_fn, "Standard deviations of the function's a, b or w "
+                  "(linear tasks; default 1:10)");
+  cmd->add_option("--sequences", a->sequences, "Sequences per cell")->check(count_in(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--from-point", a->from_point, "Errors count from this point on (1-based; the "
+                  "authors' 4)")->check(count_in(1, 256))->capture_default_str();
+  cmd->add_option("--seed", a->seed, "Seed of the test sequences")->check(count_in(0, kMaxSeed))
+      ->capture_default_str();
+  cmd->add_option("--batch", a->batch, "Sequences per forward pass")->check(count_in(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--out", a->out, "Output directory")->required();
+  cmd->add_flag("--no-baselines", a->no_baselines, "Models only");
+  cmd->add_option("--threads", a->threads, "Compute threads")->transform(thread_count())
+      ->capture_default_str();
+  cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();
+  cmd->callback([a] { run(*a); });
+}
+
+void add_icl(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "icl", "In-context learning under distribution shift (the SSA paper's controlled tasks)");
+  cmd->require_subcommand(1);
+  add_icl_train(*cmd);
+  add_icl_eval(*cmd);
+}
+
+}  // namespace bb::cli

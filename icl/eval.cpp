@@ -1,0 +1,148 @@
+#include "icl/eval.h"
+
+#include <Eigen/Dense>
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "common/error.h"
+#include "common/philox.h"
+
+namespace bb::icl {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr uint64_t kEvalStream = 0xE7A1ull;
+
+// Features of point i of sequence b: linear [x, 1], linear-regression x.
+Eigen::VectorXd features(const Sequences& s, int b, int i) {
+  const float* x = s.x.data() + (size_t(b) * s.k + size_t(i)) * s.dims;
+  if (s.drawn == Task::linear) return Eigen::Vector2d(x[0], 1.0);
+  Eigen::VectorXd f(s.dims);
+  for (int c = 0; c < s.dims; ++c) f[c] = x[c];
+  return f;
+}
+
+// Per prefix: w from points 0..i-1 by `fit`, prediction w . features(i) (0 without points).
+Predictor per_prefix(std::function<Eigen::VectorXd(const Eigen::MatrixXd&, const Eigen::VectorXd&)> fit) {
+  return [fit](const Sequences& s) {
+    std::vector<float> out(size_t(s.B) * s.k, 0.f);
+    for (int b = 0; b < s.B; ++b)
+      for (int i = 1; i < s.k; ++i) {
+        const Eigen::Index F = features(s, b, 0).size();
+        Eigen::MatrixXd X(i, F);
+        Eigen::VectorXd y(i);
+        for (int j = 0; j < i; ++j) {
+          X.row(j) = features(s, b, j).transpose();
+          y[j] = s.y[size_t(b) * s.k + size_t(j)];
+        }
+        out[size_t(b) * s.k + size_t(i)] = float(fit(X, y).dot(features(s, b, i)));
+      }
+    return out;
+  };
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, Predictor>> baselines(Task task) {
+  if (is_quantification(task))
+    return {{"exact rule", [](const Sequences& s) { return s.y; }},
+            {"majority", [](const Sequences& s) {
+               return std::vector<float>(s.y.size(), s.drawn == Task::every ? -1.f : 1.f);
+             }}};
+  return {{"least squares",
+           per_prefix([](const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
+             return Eigen::VectorXd(X.completeOrthogonalDecomposition().solve(y));  // min norm
+           })},
+          {"averaging",
+           per_prefix([](const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
+             return Eigen::VectorXd(X.transpose() * y / double(X.rows()));
+           })},
+          {"zero", [](const Sequences& s) { return std::vector<float>(s.y.size(), 0.f); }}};
+}
+
+Sequences cell_sequences(const EvalGrid& g, size_t index, int points, double sigma_x,
+                         double sigma_fn) {
+  return draw_sequences(g.task, g.sequences, points, g.dims, {sigma_x, sigma_fn},
+                        stream_key(g.seed, kEvalStream), uint64_t(index));
+}
+
+EvalResult evaluate(const EvalGrid& g, const std::string& name, bool baseline,
+                    const Predictor& predict) {
+  EvalResult r{name, baseline, {}};
+  const bool quant = is_quantification(g.task);
+  const std::vector<double> fns = quant ? std::vector<double>{1.0} : g.sigma_fn;
+  size_t index = 0;
+  for (int k : g.points)
+    for (double sx : g.sigma_x)
+      for (double sf : fns) {
+        const Sequences s = cell_sequences(g, index++, k, sx, sf);
+        const std::vector<float> pred = predict(s);
+        BB_CHECK(pred.size() == s.y.size(), "internal: {} predicted {} values, expected {}", name,
+                 pred.size(), s.y.size());
+        Cell c{k, sx, sf, 0, 0, std::vector<double>(size_t(k), 0.0)};
+        const int from = std::min(g.from_point, k) - 1;  // 0-based
+        double sum = 0;
+        int64_t counted = 0;
+        for (int b = 0; b < s.B; ++b) {
+          bool wrong = false;
+          for (int i = 0; i < k; ++i) {
+            const size_t at = size_t(b) * k + size_t(i);
+            double v;
+            if (quant) {
+              const bool ok = (pred[at] > 0) == (s.y[at] > 0);  // the authors' p > 0 vs label
+              v = ok ? 1.0 : 0.0;
+              if (i >= from && !ok) wrong = true;
+            } else {
+              const double e = double(pred[at]) - s.y[at];
+              v = e * e / (g.task == Task::linear_regression ? g.dims : 1);
+              if (i >= from) sum += std::isfinite(v) ? v : HUGE_VAL, ++counted;
+            }
+            c.per_point[size_t(i)] += v / s.B;
+          }
+          c.errors += wrong;
+        }
+        if (quant) c.score = c.errors / s.B;
+        else c.errors = NAN, c.score = counted ? sum / double(counted) : 0.0;
+        r.cells.push_back(std::move(c));
+      }
+  return r;
+}
+
+json to_json(const EvalGrid& g, const std::vector<EvalResult>& results) {
+  json models = json::array();
+  for (const EvalResult& r : results) {
+    json cells = json::array();
+    for (const Cell& c : r.cells) {
+      json cell{{"points", c.points}, {"sigma_x", c.sigma_x}, {"score", c.score},
+                {"per_point", c.per_point}};
+      if (is_quantification(g.task)) cell["errors"] = c.errors;
+      else cell["sigma_fn"] = c.sigma_fn;
+      cells.push_back(std::move(cell));
+    }
+    models.push_back({{"name", r.name}, {"baseline", r.baseline}, {"cells", std::move(cells)}});
+  }
+  return {{"task", task_name(g.task)},
+          {"dims", g.dims},
+          {"sequences", g.sequences},
+          {"from_point", g.from_point},
+          {"seed", g.seed},
+          {"score", is_quantification(g.task)
+                        ? "sequences with any wrong sign from from_point on / sequences"
+                        : "mean squared error over points from from_point on"},
+          {"models", std::move(models)}};
+}
+
+std::string to_csv(const std::vector<EvalResult>& results) {
+  std::string out = "model,baseline,points,sigma_x,sigma_fn,errors,score\n";
+  for (const EvalResult& r : results)
+    for (const Cell& c : r.cells)
+      out += fmt::format("\"{}\",{},{},{},{},{},{}\n", r.name, r.baseline ? 1 : 0, c.points,
+                         c.sigma_x, c.sigma_fn, std::isnan(c.errors) ? "" : fmt::format("{}", c.errors),
+                         c.score);
+  return out;
+}
+
+}  // namespace bb::icl

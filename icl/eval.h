@@ -1,0 +1,72 @@
+// Shift evaluation of ICL models (the SSA paper's tests, after omyokun/SSA testoverlandx.py and
+// testoverxandy.py): a grid of cells, each `sequences` fresh sequences drawn from the test
+// distribution, teacher-forced (the true y tokens are in the input, as the authors ran it).
+// Quantification cells vary the number of points and sigma_x; linear cells vary sigma_x and
+// sigma_fn at a fixed number of points. Per cell:
+//   errors      sequences with any wrong sign from point `from_point` on (quantification; the
+//               authors' count), or NaN
+//   per_point   sign accuracy (quantification) or squared error (linear; / dims for
+//               linear-regression) at each point, averaged over the sequences
+//   score       errors / sequences (quantification), or the mean squared error over points
+//               from_point.. and sequences (linear): lower is better for both
+// Baselines get the same cells: the exact rule (quantification), the majority predictor (always
+// -1 for every, +1 for some), and for linear tasks per-prefix least squares (minimum norm), the
+// averaging estimator (mean of y_j x_j) and the zero predictor.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "icl/task.h"
+
+namespace bb::icl {
+
+struct EvalGrid {
+  Task task = Task::every;
+  int dims = 1;
+  std::vector<int> points = {40};          // sequence lengths (points); linear: one
+  std::vector<double> sigma_x = {1};       // x ~ N(0, sigma_x^2)
+  std::vector<double> sigma_fn = {1};      // functions ~ N(0, sigma_fn^2) (linear tasks)
+  int sequences = 64;
+  int from_point = 4;                      // 1-based: the authors' [:, 3:]
+  uint64_t seed = 1;
+};
+
+struct Cell {
+  int points = 0;
+  double sigma_x = 1, sigma_fn = 1;
+  double errors = 0, score = 0;
+  std::vector<double> per_point;
+};
+
+struct EvalResult {
+  std::string name;  // model label or baseline name
+  bool baseline = false;
+  std::vector<Cell> cells;  // grid order: points, then sigma_x, then sigma_fn
+};
+
+// A predictor: predictions (B, k) for sequences s (teacher-forced).
+using Predictor = std::function<std::vector<float>(const Sequences& s)>;
+
+// Every cell of the grid for one predictor. The sequences of a cell are the same for every
+// predictor (drawn from grid.seed and the cell's index).
+EvalResult evaluate(const EvalGrid& grid, const std::string& name, bool baseline,
+                    const Predictor& predict);
+// The baselines that apply to grid.task.
+std::vector<std::pair<std::string, Predictor>> baselines(Task task);
+
+// The sequences of cell `index`.
+Sequences cell_sequences(const EvalGrid& grid, size_t index, int points, double sigma_x,
+                         double sigma_fn);
+
+nlohmann::json to_json(const EvalGrid& g, const std::vector<EvalResult>& results);
+std::string to_csv(const std::vector<EvalResult>& results);
+// eval.json, eval.csv, heatmaps (one per model: score over points x sigma_x, or sigma_x x
+// sigma_fn) and error-versus-sigma curves (one line per model and baseline) into dir.
+void write_eval(const std::filesystem::path& dir, const EvalGrid& g,
+                const std::vector<EvalResult>& results);
+
+}  // namespace bb::icl

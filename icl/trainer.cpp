@@ -1,0 +1,258 @@
+#include "icl/trainer.h"
+
+#include <unistd.h>
+
+#include <cmath>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/json_read.h"
+#include "common/philox.h"
+#include "common/safetensors.h"
+#include "encoder/checkpoint.h"  // latest_checkpoint
+
+namespace bb::icl {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::atomic<bool> Trainer::stop_requested{false};
+
+int Curriculum::points_at(int64_t step) const {
+  const int64_t p = start + int64_t(inc) * (step / every);
+  return int(std::min<int64_t>(p, end));
+}
+
+json TrainSettings::fingerprint() const {
+  return {{"task", task_name(task)},
+          {"batch_size", batch},
+          {"seed", seed},
+          {"lr", lr},
+          {"beta1", beta1},
+          {"beta2", beta2},
+          {"eps", eps},
+          {"clip_norm", clip_norm},
+          {"points_start", curriculum.start},
+          {"points_end", curriculum.end},
+          {"points_inc", curriculum.inc},
+          {"points_every", curriculum.every},
+          {"sigma", spread.sigma_x},
+          {"sigma_fn", spread.sigma_fn}};
+}
+
+void TrainSettings::validate() const {
+  BB_CHECK(batch >= 1 && batch <= 65536, "--batch must be between 1 and 65536, got {}", batch);
+  BB_CHECK(steps >= 1, "--steps must be at least 1, got {}", steps);
+  BB_CHECK(std::isfinite(lr) && lr > 0, "--lr must be a positive number, got {}", lr);
+  BB_CHECK(curriculum.start >= 1 && curriculum.start <= curriculum.end,
+           "--points-start must be between 1 and --points-end ({}), got {}", curriculum.end,
+           curriculum.start);
+  BB_CHECK(curriculum.inc >= 0, "--points-inc must be >= 0, got {}", curriculum.inc);
+  BB_CHECK(curriculum.every >= 1, "--points-every must be >= 1, got {}", curriculum.every);
+  for (auto [flag, v] : {std::pair{"--sigma", spread.sigma_x}, {"--sigma-fn", spread.sigma_fn}})
+    BB_CHECK(std::isfinite(v) && v > 0 && v <= 1e6, "{} must be > 0 and <= 1e6, got {}", flag,
+             v);
+  BB_CHECK(checkpoint_every >= 1, "--checkpoint-every must be >= 1, got {}", checkpoint_every);
+}
+
+TrainSettings settings_from_json(const json& j, const std::string& where) {
+  BB_CHECK(j.is_object(), "{}: \"train\" must be an object", where);
+  TrainSettings s;
+  s.task = parse_task(json_string(j, "task", where));
+  s.batch = int(json_integer(j, "batch_size", where));
+  s.seed = json_unsigned(j, "seed", where);
+  s.lr = json_number(j, "lr", where);
+  s.beta1 = json_number(j, "beta1", where);
+  s.beta2 = json_number(j, "beta2", where);
+  s.eps = json_number(j, "eps", where);
+  s.clip_norm = json_number(j, "clip_norm", where);
+  s.curriculum.start = int(json_integer(j, "points_start", where));
+  s.curriculum.end = int(json_integer(j, "points_end", where));
+  s.curriculum.inc = int(json_integer(j, "points_inc", where));
+  s.curriculum.every = json_integer(j, "points_every", where);
+  s.spread.sigma_x = json_number(j, "sigma", where);
+  s.spread.sigma_fn = json_number(j, "sigma_fn", where);
+  s.validate();
+  return s;
+}
+
+namespace {
+
+constexpr uint64_t kTaskStream = 0x1C1DA7Aull;
+
+json run_json(const Config& c, const TrainSettings& s) {
+  return {{"kind", "icl"}, {"config", to_json(c)}, {"train", s.fingerprint()}};
+}
+
+std::vector<TensorRef> named_tensors(const Layout& layout, const float* data) {
+  std::vector<TensorRef> refs;
+  for (const ParamTensor& t : layout.tensors) refs.push_back({t.name, t.shape, data + t.offset});
+  return refs;
+}
+
+void write_model_files(const fs::path& dir, const Model<float>& model) {
+  write_file_atomic(dir / "config.json", to_json(model.config()).dump(2) + "\n");
+  write_safetensors(dir / "model.safetensors", named_tensors(model.layout(), model.params.data()));
+}
+
+// The first setting in which two run.json objects differ ("train.lr: 0.0001 vs 0.001").
+std::string first_difference(const json& a, const json& b, const std::string& path) {
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [key, value] : a.items()) {
+      if (!b.contains(key)) return path + key + ": missing in the new settings";
+      const std::string d = first_difference(value, b.at(key), path + key + ".");
+      if (!d.empty()) return d;
+    }
+    for (const auto& [key, value] : b.items())
+      if (!a.contains(key)) return path + key + ": not in the run's run.json";
+    return "";
+  }
+  if (a == b) return "";
+  return fmt::format("{}: {} in the run, {} now", path.substr(0, path.size() - 1), a.dump(),
+                     b.dump());
+}
+
+}  // namespace
+
+Trainer::Trainer(const Config& config, const TrainSettings& settings, const fs::path& out,
+                 Device device)
+    : cfg_(config), s_(settings), out_(out), model_(config, device), m_(device), v_(device),
+      schedule_(device) {
+  s_.validate();
+  BB_CHECK(s_.curriculum.end <= cfg_.positions / 2,
+           "--points-end {} needs {} positions, the model has {} (n_positions)", s_.curriculum.end,
+           2 * s_.curriculum.end, cfg_.positions);
+  BB_CHECK(s_.task == Task::linear_regression || cfg_.dims == 1,
+           "--dims is for linear-regression; task {} has 1-d inputs", task_name(s_.task));
+  m_.assign(size_t(model_.layout().total), 0.f);
+  v_.assign(size_t(model_.layout().total), 0.f);
+  schedule_.assign(3, 0.0);
+  model_.init_weights(s_.seed);
+  if (out_.empty()) return;
+  fs::create_directories(out_);
+  const json wanted = run_json(cfg_, s_);
+  const fs::path run_file = out_ / "run.json";
+  if (fs::exists(run_file)) {
+    const json have = read_json_file(run_file);
+    const std::string diff = first_difference(have, wanted, "");
+    BB_CHECK(diff.empty(), "{}: holds a different run ({}); use a new --out", out_.string(), diff);
+  } else {
+    write_file_atomic(run_file, wanted.dump(2) + "\n");
+  }
+  const std::optional<fs::path> latest = latest_checkpoint(out_);
+  if (!latest) return;
+  const fs::path state_file = *latest / "trainer_state.json";
+  const json st = read_json_file(state_file);
+  step_ = json_integer(st, "step", state_file.string());
+  const int64_t n = model_.layout().total;
+  const auto weights = SafetensorsFile::read(*latest / "model.safetensors");
+  for (const ParamTensor& t : model_.layout().tensors) {
+    const std::vector<float> v = weights.expect(t.name, t.shape).to_f32();
+    std::copy(v.begin(), v.end(), model_.params.begin() + t.offset);
+  }
+  const auto opt = SafetensorsFile::read(*latest / "optimizer.safetensors");
+  const std::vector<float> m = opt.expect("adam_m", {n}).to_f32(), v = opt.expect("adam_v", {n}).to_f32();
+  for (int64_t i = 0; i < n; ++i)
+    BB_CHECK(std::isfinite(model_.params[size_t(i)]) && std::isfinite(m[size_t(i)]) &&
+                 std::isfinite(v[size_t(i)]),
+             "{}: non-finite value at index {}", latest->string(), i);
+  model_.upload_params();
+  m_.from_host(m.data(), m.size());
+  v_.from_host(v.data(), v.size());
+}
+
+void Trainer::update() {
+  DeviceScope scope(model_.device());
+  const int k = s_.curriculum.points_at(step_);
+  const Sequences seq = draw_sequences(s_.task, s_.batch, k, cfg_.dims, s_.spread,
+                                       stream_key(s_.seed, kTaskStream), uint64_t(step_));
+  model_.zero_grads();
+  const float loss = model_.forward(seq.z, seq.targets(), s_.batch, 2 * k, task_loss(seq.drawn),
+                                    true);
+  BB_CHECK(std::isfinite(loss), "training diverged at step {}: the loss is {} (the last checkpoint "
+           "in {} is kept)", step_ + 1, loss, out_.empty() ? "memory" : out_.string());
+  model_.backward();
+  const double sched[3] = {s_.lr, double(step_ + 1), 0.0};  // ops::AdamWSchedule
+  schedule_.from_host(sched, 3);
+  auto* schedule = reinterpret_cast<const ops::AdamWSchedule*>(schedule_.data());
+  if (s_.clip_norm > 0) ops::sum_squares(schedule_.data() + 2, model_.grad_data(), model_.layout().total);
+  const ops::AdamWStep st{float(s_.beta1), float(s_.beta2), float(s_.eps), 0.f, 1.0, s_.clip_norm,
+                          true};
+  ops::adamw_update(model_.param_data(), model_.grad_data(), m_.data(), v_.data(),
+                    model_.layout().total, st, schedule);
+  ++step_;
+  last_loss_ = loss;
+}
+
+int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
+  while (step_ < s_.steps) {
+    if (stop_requested) {
+      save();
+      return step_;
+    }
+    update();
+    if (on_step) on_step({step_, last_loss_, s_.curriculum.points_at(step_ - 1)});
+    if (!out_.empty() && (step_ % s_.checkpoint_every == 0 || step_ == s_.steps)) save();
+  }
+  return step_;
+}
+
+void Trainer::save() {
+  if (out_.empty()) return;
+  model_.download();
+  const fs::path root = out_ / "checkpoints";
+  fs::create_directories(root);
+  remove_stale_temporaries(out_);
+  remove_stale_temporaries(root);
+  const fs::path final_dir = root / ("step-" + std::to_string(step_));
+  const fs::path tmp =
+      root / (".step-" + std::to_string(step_) + ".tmp." + std::to_string(::getpid()));
+  std::error_code ignored;
+  try {
+    fs::remove_all(tmp, ignored);
+    fs::create_directory(tmp);
+    write_model_files(tmp, model_);
+    const std::vector<float> m = m_.host(), v = v_.host();
+    const int64_t n = model_.layout().total;
+    write_safetensors(tmp / "optimizer.safetensors",
+                      {{"adam_m", {n}, m.data()}, {"adam_v", {n}, v.data()}});
+    const json st{{"step", step_}, {"seed", s_.seed}, {"points", s_.curriculum.points_at(step_)}};
+    write_file_atomic(tmp / "trainer_state.json", st.dump(2) + "\n");
+  } catch (...) {
+    fs::remove_all(tmp, ignored);
+    throw;
+  }
+  replace_directory(tmp, final_dir);
+  write_model_files(out_, model_);
+}
+
+Config read_model_config(const fs::path& dir) {
+  std::error_code ec;
+  BB_CHECK(fs::is_directory(dir, ec), "{}: no such ICL model directory", dir.string());
+  BB_CHECK(fs::exists(dir / "config.json", ec), "{}: not a model directory (no config.json)",
+           dir.string());
+  return read_config(dir / "config.json");
+}
+
+void load_model(const fs::path& dir, Model<float>& model) {
+  const auto weights = SafetensorsFile::read(dir / "model.safetensors");
+  for (const ParamTensor& t : model.layout().tensors) {
+    const std::vector<float> v = weights.expect(t.name, t.shape).to_f32();
+    for (float x : v)
+      BB_CHECK(std::isfinite(x), "{}: tensor {} holds a non-finite value",
+               weights.path.string(), t.name);
+    std::copy(v.begin(), v.end(), model.params.begin() + t.offset);
+  }
+  model.upload_params();
+}
+
+TrainSettings read_run_settings(const fs::path& dir) {
+  const fs::path path = dir / "run.json";
+  const json j = read_json_file(path);
+  BB_CHECK(j.is_object() && j.value("kind", "") == "icl", "{}: not an ICL run (expected \"kind\": "
+           "\"icl\")", path.string());
+  BB_CHECK(j.contains("train"), "{}: \"train\" is missing", path.string());
+  return settings_from_json(j.at("train"), path.string());
+}
+
+}  // namespace bb::icl

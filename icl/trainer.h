@@ -1,0 +1,86 @@
+// Training an ICL model (icl/model.h) on a task drawn on the fly (icl/task.h): Adam as the
+// authors ran it (beta 0.9/0.999, eps 1e-8, no weight decay, constant learning rate, no gradient
+// clipping unless clip_norm > 0), batch 64, a curriculum on the number of points. Batch `step` is
+// a pure function of (seed, step), so a resumed run continues bit for bit.
+// Run directory DIR: run.json (model config and settings; a resume must match it), config.json
+// and model.safetensors (the latest model), checkpoints/step-N/ (model.safetensors,
+// optimizer.safetensors with Adam's moments, trainer_state.json). Every file is written to a
+// temporary name and renamed, every step directory built aside and renamed into place.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include "backend/device.h"
+#include "icl/config.h"
+#include "icl/model.h"
+#include "icl/task.h"
+
+namespace bb::icl {
+
+// Points per sequence at update `step`: start + inc * (step / every), at most end.
+struct Curriculum {
+  int start = 11, end = 41, inc = 2;
+  int64_t every = 2000;
+  int points_at(int64_t step) const;
+};
+
+struct TrainSettings {
+  Task task = Task::every;
+  int batch = 64;
+  int64_t steps = 10000;
+  uint64_t seed = 0;
+  double lr = 1e-4, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double clip_norm = 0;  // <= 0: no clipping (the authors')
+  Curriculum curriculum;
+  Spread spread;  // training distribution: x ~ N(0, sigma_x^2), functions ~ N(0, sigma_fn^2)
+  int64_t checkpoint_every = 1000;
+  // Everything that decides the run's updates (not steps, which a resume may extend): run.json.
+  nlohmann::json fingerprint() const;
+  void validate() const;  // one-line errors naming the flag
+};
+TrainSettings settings_from_json(const nlohmann::json& j, const std::string& where);
+
+struct StepLog {
+  int64_t step;  // updates done
+  double loss;
+  int points;
+};
+
+class Trainer {
+ public:
+  // Creates or resumes the run in `out` (empty: no files). A directory holding another run's
+  // run.json is refused, naming the first setting that differs.
+  Trainer(const Config& config, const TrainSettings& settings, const std::filesystem::path& out,
+          Device device);
+  // Trains up to settings.steps (stops early, after saving, when stop_requested is set); returns
+  // the updates done in total.
+  int64_t run(const std::function<void(const StepLog&)>& on_step = {});
+  void save();
+  int64_t step() const { return step_; }
+  Model<float>& model() { return model_; }
+
+  static std::atomic<bool> stop_requested;
+
+ private:
+  void update();
+  Config cfg_;
+  TrainSettings s_;
+  std::filesystem::path out_;
+  Model<float> model_;
+  Array<float> m_, v_;
+  Array<double> schedule_;  // one ops::AdamWSchedule on the model's device
+  int64_t step_ = 0;
+  double last_loss_ = 0;
+};
+
+// The run directory's model: config.json and model.safetensors (or those of a step directory).
+Config read_model_config(const std::filesystem::path& dir);
+void load_model(const std::filesystem::path& dir, Model<float>& model);
+// The settings a run directory was trained with (run.json).
+TrainSettings read_run_settings(const std::filesystem::path& dir);
+
+}  // namespace bb::icl
