@@ -23,6 +23,8 @@
 #include "backend/ops.h"
 #include "cli/commands.h"
 #include "cli/train.h"
+#include "cli/bench_icl.h"
+#include "cli/bench_windows.h"
 #include "cli/flag_ranges.h"
 #include "common/buffer.h"
 #include "backend/threads.h"
@@ -31,6 +33,7 @@
 #include "corpora/synthetic.h"
 #include "probing/scorer.h"
 #include "encoder/trainer.h"
+#include "icl/config.h"
 
 namespace bb::cli {
 
@@ -51,54 +54,6 @@ double train_flops(const Config& c, const Batch& b) {
   return 3.0 * ((c.layers - 1) * per_layer + last_layer + head);
 }
 
-// One timed window: its length and what `step` counted in it.
-struct Window {
-  double seconds = 0;
-  std::map<std::string, double> counts;
-};
-
-// Calls `warm_up` once, then per window calls `step(counts)` (counts start empty) until
-// `seconds` have passed; `agree(done)`, when given, makes that decision the same on every MPI rank.
-std::vector<Window> timed_windows(int windows, double seconds, const std::function<void()>& warm_up,
-                                  const std::function<void(std::map<std::string, double>&)>& step,
-                                  const std::function<bool(bool)>& agree = {}) {
-  using clock = std::chrono::steady_clock;
-  warm_up();
-  std::vector<Window> out(static_cast<size_t>(windows));
-  for (Window& w : out) {
-    const auto t0 = clock::now();
-    for (bool done = false; !done;) {
-      step(w.counts);
-      w.seconds = std::chrono::duration<double>(clock::now() - t0).count();
-      done = agree ? agree(w.seconds >= seconds) : w.seconds >= seconds;
-    }
-  }
-  return out;
-}
-
-// The sum of `key` over windows, and of their seconds.
-double total(const std::vector<Window>& windows, const std::string& key) {
-  double sum = 0;
-  for (const Window& w : windows) sum += key == "seconds" ? w.seconds : w.counts.at(key);
-  return sum;
-}
-
-// The median of each rate over --repeat consecutive windows (this VM's speed drifts by up to
-// +-20% between runs; a median with every window's value says how much). Field -> window values.
-nlohmann::json median_rates(const std::vector<std::map<std::string, double>>& windows) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [name, unused] : windows.front()) {
-    std::vector<double> v;
-    for (const auto& w : windows) v.push_back(w.at(name));
-    std::vector<double> sorted = v;
-    std::sort(sorted.begin(), sorted.end());
-    const size_t n = sorted.size();
-    out[name] = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-    out[name + "_windows"] = v;
-  }
-  return out;
-}
-
 struct BenchArgs {
   std::string what, preset = "babyberta",
               attention = attention_function_name(AttentionFunction::softmax), corpus;
@@ -107,9 +62,16 @@ struct BenchArgs {
   int threads = 1, batch = 16, batch_tokens = 0;
   double seconds = 10;
   int repeat = 1;
-  std::string device = "cpu";
-  bool tf32 = false, cuda_graphs = true;
+  std::string device = "cpu", kind = "encoder", arch = "full";
+  bool tf32 = false, cuda_graphs = true, batch_given = false;
 };
+
+// Every preset name: the encoder's and the ICL model's (--kind picks which applies).
+std::vector<std::string> all_preset_names() {
+  std::vector<std::string> names = preset_names();
+  for (const std::string& n : icl::preset_names()) names.push_back(n);
+  return names;
+}
 
 // The device for this bench, checked before any work; TF32 only when asked for.
 Device bench_device(const BenchArgs& a) {
@@ -336,8 +298,16 @@ void add_bench(CLI::App& app) {
                   "What to measure: train | score | gemm (the machine's sgemm peak) | tokenizer")
       ->required()
       ->check(CLI::IsMember({"train", "score", "gemm", "tokenizer"}));
-  cmd->add_option("--preset", a->preset, "Model preset: babyberta, small, tiny")
-      ->check(one_of("preset", preset_names()))
+  cmd->add_option("--preset", a->preset, "Model preset: babyberta, small, tiny (--kind icl: "
+                  "icl-tiny, icl-small, icl-standard)")
+      ->check(one_of("preset", all_preset_names()))
+      ->capture_default_str();
+  cmd->add_option("--kind", a->kind, "train: encoder (masked LM) or icl (a causal ICL model at "
+                  "41 points, batch 64 unless --batch)")
+      ->check(one_of("model kind", {"encoder", "icl"}))
+      ->capture_default_str();
+  cmd->add_option("--arch", a->arch, "--kind icl: full, attention-only, attention-only-residual")
+      ->check(one_of("architecture", icl::arch_names()))
       ->capture_default_str();
   cmd->add_option("--attention", a->attention, attention_function_help())
       ->check(one_of("attention function", attention_function_name_list()))
@@ -354,8 +324,9 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--cuda-graphs", a->cuda_graphs,
                   "CUDA (train): replay captured steps as CUDA graphs (on/off)")
       ->capture_default_str();
-  cmd->add_option("--batch", a->batch, "Utterances per batch")
+  cmd->add_option("--batch", a->batch, "Utterances per batch (--kind icl: sequences, default 64)")
       ->check(count_in(1, 4096))
+      ->each([a](const std::string&) { a->batch_given = true; })
       ->capture_default_str();
   cmd->add_option("--seconds", a->seconds, "Measured time after warm-up (per window)")
       ->check(in_range(0, 100000, true))
@@ -375,6 +346,18 @@ void add_bench(CLI::App& app) {
     if (a->what == "gemm") return bench_gemm(*a);
     if (a->what == "tokenizer") return bench_tokenizer(*a);
     if (a->what == "score") return bench_score(*a);
+    const bool icl_preset = a->preset.rfind("icl-", 0) == 0;
+    BB_CHECK(icl_preset == (a->kind == "icl"), "--preset {} is {}; give --kind {}", a->preset,
+             icl_preset ? "an ICL preset" : "an encoder preset", icl_preset ? "icl" : "encoder");
+    if (a->kind == "icl") {
+      IclBenchSettings s;
+      s.preset = a->preset, s.attention = a->attention, s.arch = a->arch;
+      s.threads = a->threads, s.batch = a->batch_given ? a->batch : 64;
+      s.repeat = a->repeat, s.seconds = a->seconds;
+      s.device = bench_device(*a);
+      s.device_label = device_label(s.device);
+      return bench_train_icl(s);
+    }
     bench_train(*a);
   });
 }

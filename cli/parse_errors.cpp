@@ -84,7 +84,9 @@ std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& e) 
       return fmt::format("a command is required: {} (see babyberta --help)",
                          fmt::join(commands, ", "));
   }
-  const std::string where = cmd == &app ? "babyberta" : "babyberta " + cmd->get_name();
+  std::string where;  // "babyberta icl train": the command's path from the root
+  for (const CLI::App* c = cmd; c && c != &app; c = c->get_parent()) where = " " + c->get_name() + where;
+  where = "babyberta" + where;
   if (const auto* extras = dynamic_cast<const CLI::ExtrasError*>(&e)) {
     (void)extras;
     for (const std::string& arg : cmd->remaining()) {

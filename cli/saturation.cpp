@@ -14,6 +14,8 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "encoder/config.h"
+#include "icl/saturation.h"
+#include "icl/trainer.h"
 #include "probing/attention_maps.h"
 #include "probing/saturation.h"
 #include "probing/suite.h"
@@ -27,7 +29,8 @@ namespace {
 struct SaturationArgs {
   std::vector<std::string> models;
   std::string suite, out, attention = "softmax,ssa,softmax-t,sparsemax,entmax15,sa-softmax,cosformer";
-  int sentences = 500, length = 10, threads = 1;
+  int sentences = 500, length = 10, threads = 1, points = 40;
+  std::string sigmas = "1,2,4,8,16,29", device = "cpu";
   bool analytic = false;
   SaturationSettings settings;
 };
@@ -95,6 +98,37 @@ void write_reports(const SaturationArgs& a, const std::vector<SaturationCurves>&
              saturation_markdown(curves, a.settings, described), out.string());
 }
 
+// ICL models (icl/saturation.h): the mean max attention weight per layer as sigma of x grows, on
+// sequences of the first model's task.
+void run_icl(const SaturationArgs& a) {
+  const Device device = usable_device(a.device);
+  icl::SaturationSettings s;
+  s.task = icl::read_run_settings(a.models.front()).task;
+  if (s.task == icl::Task::mixed) s.task = icl::Task::every;
+  s.sigmas = number_list(a.sigmas, "--sigmas");
+  s.points = a.points, s.sequences = a.sentences, s.seed = a.settings.seed;
+  std::vector<icl::ModelSaturation> models;
+  for (const std::string& dir : a.models) {
+    const icl::Config cfg = icl::read_model_config(dir);
+    BB_CHECK(2 * s.points <= cfg.positions, "--points {} needs {} positions; {} has {}", s.points,
+             2 * s.points, dir, cfg.positions);
+    icl::Model<float> model(cfg, device);
+    icl::load_model(dir, model);
+    models.push_back(icl::model_saturation(model, fs::path(dir).filename().string(), s));
+  }
+  icl::write_saturation(a.out, s, models);
+  for (const icl::ModelSaturation& m : models) {
+    fmt::print("{} ({}): mean max weight by sigma", m.name, m.label);
+    for (size_t si = 0; si < s.sigmas.size(); ++si) {
+      double mean = 0;
+      for (double v : m.mean_max[si]) mean += v / double(m.mean_max[si].size());
+      fmt::print(" {:g}: {:.2f}", s.sigmas[si], mean);
+    }
+    fmt::print(" (mean over layers)\n");
+  }
+  fmt::print("wrote {}/saturation.json, saturation.csv, max_weight.svg\n", a.out);
+}
+
 void run(SaturationArgs a) {
   set_threads(a.threads);
   for (auto* v : {&a.settings.scales, &a.settings.boosts}) {  // ascending, each once
@@ -116,6 +150,10 @@ void run(SaturationArgs a) {
     return;
   }
   BB_CHECK(!a.models.empty(), "saturation: give --model DIR (one or more) or --analytic");
+  if (std::all_of(a.models.begin(), a.models.end(), icl::is_icl_model)) return run_icl(a);
+  for (const std::string& m : a.models)
+    BB_CHECK(!icl::is_icl_model(m), "saturation: {} is an ICL model and {} is not; give models "
+             "of one kind", m, a.models.front());
   BB_CHECK(!a.suite.empty(), "saturation: give --suite DIR|FILE for the models' sentences");
   const Suite suite = load_suite(a.suite);
   for (const std::string& note : suite.notes) fmt::print(stderr, "babyberta: note: {}\n", note);
@@ -145,7 +183,8 @@ void add_saturation(CLI::App& app) {
   cmd->add_option("--suite", a->suite, "Suite whose grammatical sentences are used (DIR|FILE)");
   cmd->add_option("--out", a->out, "Output directory")->required();
   cmd->add_option("--sentences", a->sentences,
-                  "Sentences (with --analytic: random blocks of --length rows)")
+                  "Sentences (with --analytic: random blocks of --length rows; ICL models: "
+                  "sequences per sigma)")
       ->check(count_in(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--scales", a->settings.scales, "Magnifications lambda (scores x lambda)")
@@ -165,6 +204,13 @@ void add_saturation(CLI::App& app) {
   cmd->add_option("--length", a->length, "Keys per random row (--analytic)")
       ->check(count_in(2, 1024))
       ->capture_default_str();
+  cmd->add_option("--sigmas", a->sigmas, "ICL models: standard deviations of x (a list like "
+                  "1,2,4 or a range 1:29)")
+      ->capture_default_str();
+  cmd->add_option("--points", a->points, "ICL models: points per sequence")
+      ->check(count_in(1, 256))
+      ->capture_default_str();
+  cmd->add_option("--device", a->device, "ICL models: cpu or cuda")->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")
       ->transform(thread_count())
       ->capture_default_str();

@@ -161,7 +161,7 @@ Trainer::Trainer(const Config& config, const TrainSettings& settings, const fs::
   v_.from_host(v.data(), v.size());
 }
 
-void Trainer::update() {
+double Trainer::train_step() {
   DeviceScope scope(model_.device());
   const int k = s_.curriculum.points_at(step_);
   const Sequences seq = draw_sequences(s_.task, s_.batch, k, cfg_.dims, s_.spread,
@@ -182,6 +182,7 @@ void Trainer::update() {
                     model_.layout().total, st, schedule);
   ++step_;
   last_loss_ = loss;
+  return loss;
 }
 
 int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
@@ -190,7 +191,7 @@ int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
       save();
       return step_;
     }
-    update();
+    train_step();
     if (on_step) on_step({step_, last_loss_, s_.curriculum.points_at(step_ - 1)});
     if (!out_.empty() && (step_ % s_.checkpoint_every == 0 || step_ == s_.steps)) save();
   }

@@ -60,13 +60,14 @@ class Trainer {
   // the updates done in total.
   int64_t run(const std::function<void(const StepLog&)>& on_step = {});
   void save();
+  // One update (the next batch, forward, backward, Adam); returns its loss.
+  double train_step();
   int64_t step() const { return step_; }
   Model<float>& model() { return model_; }
 
   static std::atomic<bool> stop_requested;
 
  private:
-  void update();
   Config cfg_;
   TrainSettings s_;
   std::filesystem::path out_;

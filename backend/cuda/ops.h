@@ -49,10 +49,11 @@ void head_values_raw_grads(float* draw0, float* draw1, const float* dv0, const f
 
 // v0, v1: host scalars; dv0, dv1: device pointers (+=), may be null.
 void attention_function_forward(float* P, const float* S, const uint8_t* key_valid, int R, int L,
-                                AttentionFunction kind, float v0, float v1, bool causal);
+                                AttentionFunction kind, float v0, float v1, bool causal = false);
 void attention_function_backward(float* dS, float* dv0, float* dv1, const float* dP, const float* P,
                                  const float* S, const uint8_t* key_valid, int R, int L,
-                                 AttentionFunction kind, float v0, float v1, bool causal);
+                                 AttentionFunction kind, float v0, float v1,
+                                 bool causal = false);
 
 // One block per (sequence, head); sequences of at most shape.max_len <= 512 tokens (shared memory
 // holds the keys and values), head size at most 128.

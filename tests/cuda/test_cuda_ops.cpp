@@ -332,3 +332,110 @@ TEST_CASE("an op given memory of the other device fails at the op (pointer check
                        "memory",
                        bb::Error);
 }
+
+TEST_CASE("cuda causal scoring rows and causal attention up to 400 tokens: all seven functions") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  {
+    const int R = 70, L = 70;
+    std::vector<uint8_t> valid(L, 1);
+    const auto signed_scores = random_floats(R * L, 3, -4, 4), dP = random_floats(R * L, 4);
+    auto gdP = dev(dP);
+    auto gvalid = dev(valid);
+    for (AttentionFunction kind : bb::kAllAttentionFunctions) {
+      CAPTURE(int(kind));
+      std::vector<float> S = signed_scores;
+      if (bb::scores_relu_features(kind))
+        for (float& x : S) x = std::abs(x);
+      auto gS = dev(S);
+      std::vector<float> P(R * L), dS(R * L), db = {0.25f}, dn = {-0.5f};
+      DeviceArray<float> gP(P.size()), gdS(dS.size());
+      auto gdb = dev(db), gdn = dev(dn);
+      ops::attention_function_forward<float>(P.data(), S.data(), valid.data(), R, L, kind, 1.3f,
+                                             1.7f, true);
+      cu::attention_function_forward(gP.data(), gS.data(), gvalid.data(), R, L, kind, 1.3f, 1.7f,
+                                     true);
+      const auto got = gP.download();
+      CHECK(rel_err(got, P) <= kTol);
+      for (int r = 0; r < R; ++r)
+        for (int j = r + 1; j < L; ++j) CHECK(got[r * L + j] == 0.0f);
+      ops::attention_function_backward<float>(dS.data(), db.data(), dn.data(), dP.data(),
+                                              P.data(), S.data(), valid.data(), R, L, kind, 1.3f,
+                                              1.7f, true);
+      cu::attention_function_backward(gdS.data(), gdb.data(), gdn.data(), gdP.data(), gP.data(),
+                                      gS.data(), gvalid.data(), R, L, kind, 1.3f, 1.7f, true);
+      CHECK(rel_err(gdS.download(), dS) <= kTol);
+      CHECK(rel_err(gdb.download(), db) <= kTol);
+      CHECK(rel_err(gdn.download(), dn) <= kTol);
+    }
+  }
+  const int H = 2, C = 64;
+  const std::vector<int> lens = {1, 7, 82, 400};
+  std::vector<int32_t> offsets = {0};
+  std::vector<int64_t> store_at = {0};
+  for (int L : lens) {
+    offsets.push_back(offsets.back() + L);
+    store_at.push_back(store_at.back() + int64_t(H) * L * L);
+  }
+  const int B = int(lens.size()), N = offsets.back();
+  const int64_t st = store_at.back();
+  ops::AttentionShape host_shape{B, H, C, offsets.data(), store_at.data()};
+  host_shape.causal = true, host_shape.max_len = 400;
+  auto goff = dev(offsets);
+  auto gstore = dev(store_at);
+  ops::AttentionShape dev_shape{B, H, C, goff.data(), gstore.data()};
+  dev_shape.causal = true, dev_shape.max_len = 400;
+  const auto qkv = random_floats(int64_t(N) * 3 * C, 5, -2, 2), dctx = random_floats(int64_t(N) * C, 6);
+  const std::vector<float> bh = {0.5f, 2.f}, nh = {1.1f, 2.5f};
+  auto gqkv = dev(qkv), gdctx = dev(dctx), gbh = dev(bh), gnh = dev(nh);
+  for (AttentionFunction kind : bb::kAllAttentionFunctions) {
+    CAPTURE(int(kind));
+    std::vector<float> ctx(int64_t(N) * C), S(st), P(st), M(st), dqkv(qkv.size());
+    std::vector<float> db(H, 0.f), dn(H, 0.f), scratch(2 * H * B);
+    DeviceArray<float> gctx(ctx.size()), gS(st), gP(st), gM(st), gdqkv(qkv.size()),
+        gscratch(scratch.size());
+    auto gdb = dev(db), gdn = dev(dn);
+    ops::attention_forward<float>(ctx.data(), S.data(), P.data(), M.data(), qkv.data(), host_shape,
+                                  kind, bh.data(), nh.data(), 0.f, nullptr);
+    cu::attention_forward(gctx.data(), gS.data(), gP.data(), gM.data(), gqkv.data(), dev_shape,
+                          kind, gbh.data(), gnh.data(), 0.f, nullptr);
+    CHECK(rel_err(gctx.download(), ctx) <= kTol);
+    CHECK(rel_err(gP.download(), P) <= kTol);
+    ops::attention_backward<float>(dqkv.data(), db.data(), dn.data(), scratch.data(), dctx.data(),
+                                   qkv.data(), S.data(), P.data(), M.data(), host_shape, kind,
+                                   bh.data(), nh.data());
+    cu::attention_backward(gdqkv.data(), gdb.data(), gdn.data(), gscratch.data(), gdctx.data(),
+                           gqkv.data(), gS.data(), gP.data(), gM.data(), dev_shape, kind,
+                           gbh.data(), gnh.data());
+    CHECK(rel_err(gdqkv.download(), dqkv) <= kTol);
+    if (bb::head_value_count(kind) > 0) CHECK(rel_err(gdb.download(), db) <= kTol);
+    if (bb::head_value_count(kind) > 1) CHECK(rel_err(gdn.download(), dn) <= kTol);
+  }
+}
+
+TEST_CASE("cuda tanh GELU and point losses") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const int n = 1000;
+  const auto x = random_floats(n, 8, -5, 5), d = random_floats(n, 9);
+  std::vector<float> y(n), dx(n);
+  auto gx = dev(x), gd = dev(d);
+  DeviceArray<float> gy(n), gdx(n);
+  ops::gelu_tanh_forward<float>(y.data(), x.data(), n);
+  cu::gelu_tanh_forward(gy.data(), gx.data(), n);
+  CHECK(rel_err(gy.download(), y) <= kTol);
+  ops::gelu_tanh_backward<float>(dx.data(), d.data(), x.data(), n);
+  cu::gelu_tanh_backward(gdx.data(), gd.data(), gx.data(), n);
+  CHECK(rel_err(gdx.download(), dx) <= kTol);
+  const auto pred = random_floats(n, 10, -30, 30), t01 = random_floats(n, 11, 0, 1);
+  auto gp = dev(pred), gt = dev(t01);
+  for (ops::PointLoss kind : {ops::PointLoss::bce_logits, ops::PointLoss::squared_error}) {
+    float loss = 0;
+    DeviceArray<float> gloss(1), gdp(n);
+    std::vector<float> dp(n);
+    ops::point_loss_forward<float>(&loss, pred.data(), t01.data(), n, kind);
+    cu::point_loss_forward(gloss.data(), gp.data(), gt.data(), n, kind);
+    CHECK(rel_err(gloss.download(), {loss}) <= kTol);
+    ops::point_loss_backward<float>(dp.data(), pred.data(), t01.data(), n, kind, 2.f);
+    cu::point_loss_backward(gdp.data(), gp.data(), gt.data(), n, kind, 2.f);
+    CHECK(rel_err(gdp.download(), dp) <= kTol);
+  }
+}

@@ -1,0 +1,73 @@
+# icl train / icl eval / saturation on ICL models: run directories (resume bit for bit, settings
+# fingerprint, lock, Ctrl-C), evaluation files, and bad input with one line naming what was
+# expected.
+I=(icl train --preset icl-tiny --batch 4 --points-start 3 --points-end 5 --points-inc 1
+   --points-every 2 --seed 3 --quiet)
+
+"$BB" "${I[@]}" --out whole --steps 6 --checkpoint-every 3 >/dev/null 2>&1
+"$BB" "${I[@]}" --out halves --steps 3 --checkpoint-every 3 >/dev/null 2>&1
+"$BB" "${I[@]}" --out halves --steps 6 --checkpoint-every 3 >/dev/null 2>&1
+check "icl train writes config.json, model.safetensors, run.json and step directories" \
+  test -f whole/config.json -a -f whole/model.safetensors -a -f whole/run.json \
+       -a -d whole/checkpoints/step-3 -a -d whole/checkpoints/step-6
+check "icl train resumed at step 3 ends bit-identical to one run of 6 steps" \
+  cmp -s whole/model.safetensors halves/model.safetensors
+check "icl train resumed: the optimizer state is bit-identical too" \
+  cmp -s whole/checkpoints/step-6/optimizer.safetensors halves/checkpoints/step-6/optimizer.safetensors
+expect_fail "icl train on a run with other settings names the setting" \
+  "whole: holds a different run \(train.lr: 0.0001 in the run, 0.001 now\); use a new --out" \
+  "$BB" "${I[@]}" --out whole --steps 8 --lr 1e-3
+expect_fail "icl train: an unknown task is refused with the names" \
+  "babyberta icl train: --task: unknown task 'evry' .*every.*did you mean 'every'" \
+  "$BB" icl train --task evry --out x
+expect_fail "icl train: --dims is for linear-regression" \
+  "--dims is for linear-regression; task every has 1-d inputs" \
+  "$BB" "${I[@]}" --out dims --steps 1 --dims 3
+expect_fail "icl train: --points-end beyond the model's positions" \
+  "--points-end 300 needs 600 positions, the model has 512 \(n_positions\)" \
+  "$BB" icl train --preset icl-tiny --out long --steps 1 --points-end 300
+
+# Evaluation: a small grid, the files and baselines.
+expect_ok "icl eval on a small grid" "$BB" icl eval --model whole --lengths 5,10 --sigmas 1,4 \
+  --sequences 8 --out ev
+check "icl eval writes eval.json, eval.csv, a heatmap and error_vs_sigma.svg" \
+  test -f ev/eval.json -a -f ev/eval.csv -a -f ev/heatmap_whole.svg -a -f ev/error_vs_sigma.svg
+check "icl eval: the exact rule makes no error" \
+  test "$(grep -c '^"exact rule",1,.*,0,0$' ev/eval.csv)" -eq 4
+check "icl eval: eval.csv has the model, two baselines and 4 cells each" \
+  test "$(wc -l < ev/eval.csv)" -eq 13
+expect_ok "icl eval: baselines of a linear task without a model" \
+  "$BB" icl eval --task linear --sigmas 1,2 --sigma-fn 1,3 --sequences 4 --out evl
+check "icl eval (linear): least squares is exact from the fourth point on (MSE < 1e-6)" \
+  test "$(awk -F, '$1 == "\"least squares\"" && $7 < 1e-6' evl/eval.csv | wc -l)" -eq 4
+check "icl eval (linear): the zero predictor is not" \
+  test "$(awk -F, '$1 == "\"zero\"" && $7 > 0.1' evl/eval.csv | wc -l)" -eq 4
+expect_fail "icl eval: a missing model directory" "nope: no such ICL model directory" \
+  "$BB" icl eval --model nope --task every --out e2
+expect_fail "icl eval: a length beyond the model's positions" \
+  "--lengths: 300 is not a whole number of points from 1 to 256" \
+  "$BB" icl eval --model whole --lengths 300 --out e3
+expect_fail "icl eval: a malformed range" "--sigmas: 'x' is not a number" \
+  "$BB" icl eval --model whole --sigmas 1:x --out e4
+cp -r whole broken
+printf 'garbage' | dd of=broken/model.safetensors bs=1 seek=20 conv=notrunc status=none
+expect_fail "icl eval: a corrupt model.safetensors names the file" "broken/model.safetensors" \
+  "$BB" icl eval --model broken --lengths 5 --sigmas 1 --out e5
+
+# Saturation of ICL models: max attention weight per layer by sigma.
+expect_ok "saturation on an ICL model" "$BB" saturation --model whole --sigmas 1,8 --points 5 \
+  --sentences 4 --out sat
+check "saturation (ICL) writes saturation.json, .csv and max_weight.svg" \
+  test -f sat/saturation.json -a -f sat/saturation.csv -a -f sat/max_weight.svg
+
+# One process per run directory; Ctrl-C saves a checkpoint and exits 130.
+"$BB" "${I[@]}" --out busy --steps 100000000 --checkpoint-every 100000000 >/dev/null 2>busy.err &
+holder=$!
+for _ in $(seq 50); do [ -s busy/.lock ] && break; sleep 0.1; done
+expect_fail "a second icl train on a run directory in use" "in use by another babyberta process" \
+  "$BB" "${I[@]}" --out busy --steps 5
+sleep 0.5; kill -INT "$holder"; wait_bounded "$holder" 30; rc=$?
+check "an interrupted icl train exits 130" test "$rc" -eq 130
+check "an interrupted icl train leaves a checkpoint" test -d busy/checkpoints
+check "an interrupted icl train says how to continue" \
+  grep -Eq "interrupted: checkpoint saved at step [0-9]+ in busy; to continue, run the same command again" busy.err
