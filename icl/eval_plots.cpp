@@ -76,7 +76,7 @@ std::string heatmap_svg(const EvalResult& r, bool quant) {
 void write_eval(const std::filesystem::path& dir, const EvalGrid& g,
                 const std::vector<EvalResult>& results) {
   std::filesystem::create_directories(dir);
-  write_file_atomic(dir / "eval.json", to_json(g, results).dump(1) + "\n");
+  write_file_atomic(dir / "eval.json", to_json(g, results).dump() + "\n");
   write_file_atomic(dir / "eval.csv", to_csv(results));
   const bool quant = is_quantification(g.task);
   for (const EvalResult& r : results)
