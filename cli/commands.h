@@ -34,6 +34,7 @@ void add_experiment(CLI::App& app);
 void add_icl(CLI::App& app);  // icl train, icl eval
 void add_icl_train(CLI::App& icl);
 void add_icl_eval(CLI::App& icl);
+void add_icl_experiment(CLI::App& icl);
 // The per-phenomenon table of a comparison, on stdout.
 void print_phenomena(const Comparison& c);
 

@@ -131,6 +131,7 @@ void add_icl(CLI::App& app) {
   cmd->require_subcommand(1);
   add_icl_train(*cmd);
   add_icl_eval(*cmd);
+  add_icl_experiment(*cmd);
 }
 
 }  // namespace bb::cli

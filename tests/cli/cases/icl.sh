@@ -71,3 +71,25 @@ check "an interrupted icl train exits 130" test "$rc" -eq 130
 check "an interrupted icl train leaves a checkpoint" test -d busy/checkpoints
 check "an interrupted icl train says how to continue" \
   grep -Eq "interrupted: checkpoint saved at step [0-9]+ in busy; to continue, run the same command again" busy.err
+
+# icl experiment: a grid of 2 functions x 3 seeds, evaluated and compared over seeds; a rerun
+# skips finished runs and writes the same report.
+E=(icl experiment --attention softmax,ssa --seeds 3 --steps 4 --points-every 2 --lengths 5
+   --sigmas 1,2 --sequences 8 --report-points 5 --jobs 2 --batch 4 --points-start 3
+   --points-end 5 --points-inc 1)
+expect_ok "icl experiment on a tiny grid" "$BB" "${E[@]}" --out exp
+check "icl experiment trains every run" test "$(ls -d exp/runs/every-full-*-seed* | wc -l)" -eq 6
+check "icl experiment forwards unknown flags to icl train (--batch 4)" \
+  grep -q '"batch_size": 4' exp/runs/every-full-ssa-seed2/run.json
+check "icl experiment writes the group's evaluation" test -f exp/eval/every-full/eval.json
+check "icl experiment's report compares ssa with softmax over 3 paired seeds" \
+  grep -Eq '\| 2 \|.*ssa − softmax|(inconclusive|\*\*)' exp/report.md
+cp exp/report.md exp-report-first.md
+expect_ok "icl experiment rerun (finished runs skipped)" "$BB" "${E[@]}" --out exp
+check "icl experiment rerun: the same report" cmp -s exp/report.md exp-report-first.md
+expect_fail "icl experiment: another --lr for the same runs fails, naming the run and its log" \
+  "job\(s\) failed: every-full-softmax-seed1 \(exit 1, log: .*exp/logs/every-full-softmax-seed1.log\)" \
+  "$BB" "${E[@]}" --out exp --lr 1e-3
+check "icl experiment: the run's log says its run.json holds other settings" \
+  grep -q "holds a different run (train.lr: 0.0001 in the run, 0.001 now)" \
+  exp/logs/every-full-softmax-seed1.log
