@@ -23,7 +23,7 @@ struct IclEvalArgs {
   std::string lengths, sigmas, sigma_fn;
   int sequences = 64, from_point = 4, threads = 1, batch = 16;
   uint64_t seed = 1;
-  bool no_baselines = false;
+  bool no_baselines = false, authors_draws = false;
 };
 
 icl::Predictor model_predictor(icl::Model<float>& model, int batch) {
@@ -68,6 +68,7 @@ void run(const IclEvalArgs& a) {
   for (double v : g.sigma_x) BB_CHECK(v > 0, "--sigmas: {} is not above 0", v);
   for (double v : g.sigma_fn) BB_CHECK(v > 0, "--sigma-fn: {} is not above 0", v);
   g.sequences = a.sequences, g.from_point = a.from_point, g.seed = a.seed;
+  g.authors_draws = a.authors_draws;
   std::vector<icl::EvalResult> results;
   for (const std::string& dir : a.models) {
     const icl::Config cfg = icl::read_model_config(dir);
@@ -119,6 +120,11 @@ void add_icl_eval(CLI::App& icl_cmd) {
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Output directory")->required();
   cmd->add_flag("--no-baselines", a->no_baselines, "Models only");
+  cmd->add_flag("--authors-draws", a->authors_draws,
+                "The authors' inputs instead of independent draws: x_ij = sigma randn after "
+                "torch.manual_seed(100 i + 10 j) (overlapping sequences); linear: 100 functions "
+                "per cell from manual_seed(sigma_fn), as testoverxandy.py (the notebook's "
+                "protocol: --lengths 40 --sigmas 1 --sigma-fn 1:10 --from-point 3)");
   cmd->add_option("--threads", a->threads, "Compute threads")->transform(thread_count())
       ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/philox.h"
+#include "icl/torch_draws.h"
 
 namespace bb::icl {
 
@@ -63,8 +64,55 @@ std::vector<std::pair<std::string, Predictor>> baselines(Task task) {
           {"zero", [](const Sequences& s) { return std::vector<float>(s.y.size(), 0.f); }}};
 }
 
+namespace {
+
+// The authors' inputs: x[i][j] = sigma_x * randn(seed 100 i + 10 j), in float32 as theirs.
+Sequences authors_sequences(const EvalGrid& g, int points, double sigma_x, double sigma_fn) {
+  BB_CHECK(g.task == Task::every || g.task == Task::some || g.task == Task::linear,
+           "--authors-draws: the authors' protocols cover every, some and linear, not {}",
+           task_name(g.task));
+  const int functions = g.task == Task::linear ? 100 : 1;
+  Sequences s;
+  s.k = points, s.dims = 1, s.drawn = g.task, s.B = g.sequences * functions;
+  std::vector<float> x(size_t(g.sequences) * points);
+  for (int i = 0; i < g.sequences; ++i)
+    for (int j = 0; j < points; ++j)
+      x[size_t(i) * points + j] = float(sigma_x) * torch_randn(uint64_t(100 * i + 10 * j), 1)[0];
+  std::vector<float> a(1, 0.f), b(1, 0.f);
+  if (g.task == Task::linear) {
+    BB_CHECK(sigma_fn == std::floor(sigma_fn) && sigma_fn >= 0 && sigma_fn < 1e9,
+             "--authors-draws: sigma of the function {} is not a whole number (the authors seed "
+             "with it)", sigma_fn);
+    std::vector<float> v = torch_randn(uint64_t(sigma_fn), 200);
+    for (float& e : v) e *= float(sigma_fn);
+    a.assign(v.begin(), v.begin() + 100), b.assign(v.begin() + 100, v.end());
+  }
+  for (int f = 0; f < functions; ++f)
+    for (int i = 0; i < g.sequences; ++i) {
+      const float* xi = x.data() + size_t(i) * points;
+      s.x.insert(s.x.end(), xi, xi + points);
+      std::vector<float> y(static_cast<size_t>(points));
+      if (g.task == Task::linear)
+        for (int j = 0; j < points; ++j) {  // two roundings, as PyTorch's mul then add
+          const volatile float ax = a[size_t(f)] * xi[j];
+          y[size_t(j)] = ax + b[size_t(f)];
+        }
+      else
+        label_quantification(g.task, xi, points, y.data());
+      s.y.insert(s.y.end(), y.begin(), y.end());
+      for (int j = 0; j < points; ++j) {
+        s.z.push_back(xi[j]);
+        s.z.push_back(y[size_t(j)]);
+      }
+    }
+  return s;
+}
+
+}  // namespace
+
 Sequences cell_sequences(const EvalGrid& g, size_t index, int points, double sigma_x,
                          double sigma_fn) {
+  if (g.authors_draws) return authors_sequences(g, points, sigma_x, sigma_fn);
   return draw_sequences(g.task, g.sequences, points, g.dims, {sigma_x, sigma_fn},
                         stream_key(g.seed, kEvalStream), uint64_t(index));
 }
@@ -129,6 +177,9 @@ json to_json(const EvalGrid& g, const std::vector<EvalResult>& results) {
           {"sequences", g.sequences},
           {"from_point", g.from_point},
           {"seed", g.seed},
+          {"draws", g.authors_draws ? "the authors' (manual_seed(100 i + 10 j) per x; linear: "
+                                      "100 functions from manual_seed(sigma_fn) per cell)"
+                                    : "independent (Philox from seed)"},
           {"score", is_quantification(g.task)
                         ? "sequences with any wrong sign from from_point on / sequences"
                         : "mean squared error over points from from_point on"},

@@ -33,6 +33,12 @@ struct EvalGrid {
   int sequences = 64;
   int from_point = 4;                      // 1-based: the authors' [:, 3:]
   uint64_t seed = 1;
+  // The authors' draws (icl/torch_draws.h) instead of independent ones: x of sequence i, point j
+  // is sigma_x * randn after manual_seed(100 i + 10 j) (so sequences overlap: the same seed for
+  // (i, j + 10) and (i + 1, j)); linear: each cell applies 100 functions (a, b) = randn(200) after
+  // manual_seed(sigma_fn), times sigma_fn, to all its sequences, and its score is their mean.
+  // The x values are PyTorch's bit for bit; the coefficients within 2 ulp (icl/torch_draws.h).
+  bool authors_draws = false;
 };
 
 struct Cell {
@@ -58,7 +64,7 @@ EvalResult evaluate(const EvalGrid& grid, const std::string& name, bool baseline
 // The baselines that apply to grid.task.
 std::vector<std::pair<std::string, Predictor>> baselines(Task task);
 
-// The sequences of cell `index`.
+// The sequences of cell `index` (with authors_draws: sequences x 100 for linear tasks).
 Sequences cell_sequences(const EvalGrid& grid, size_t index, int points, double sigma_x,
                          double sigma_fn);
 

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <vector>
 
+#include "common/error.h"
 #include "grad_check.h"
+#include "icl/eval.h"
 #include "icl/model.h"
 #include "icl/task.h"
 
@@ -139,4 +141,26 @@ TEST_CASE("task labels: every, some, linear; draws are a function of (key, batch
     every += icl::draw_sequences(icl::Task::mixed, 2, 3, 1, {}, 1, batch).drawn == icl::Task::every;
   CHECK(every > 5);
   CHECK(every < 35);
+}
+
+TEST_CASE("the authors' draws: x_ij from manual_seed(100 i + 10 j), overlapping sequences") {
+  icl::EvalGrid g;
+  g.task = icl::Task::every;
+  g.sequences = 3;
+  g.authors_draws = true;
+  const icl::Sequences s = icl::cell_sequences(g, 0, 12, 2.0, 1.0);
+  CHECK(s.B == 3);
+  // torch.manual_seed(0); torch.randn(1) = 1.5409960746765137 (tests/fixtures/torch_randn.json)
+  CHECK(s.x[0] == 2.0f * 1.5409960746765137f);
+  CHECK(s.x[10] == s.x[12 + 0]);  // (i 0, j 10) and (i 1, j 0) share seed 100
+  CHECK(s.x[12 + 11] == s.x[24 + 1]);
+  g.task = icl::Task::linear;
+  const icl::Sequences lin = icl::cell_sequences(g, 0, 9, 1.0, 3.0);
+  CHECK(lin.B == 300);  // 100 functions x 3 sequences
+  CHECK(lin.x[0] == lin.x[3 * 9]);  // every function sees the same sequences
+  g.task = icl::Task::linear_regression;
+  CHECK_THROWS_WITH_AS(icl::cell_sequences(g, 0, 9, 1.0, 3.0),
+                       "--authors-draws: the authors' protocols cover every, some and linear, not "
+                       "linear-regression",
+                       bb::Error);
 }

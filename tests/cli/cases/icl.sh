@@ -42,6 +42,12 @@ check "icl eval (linear): least squares is exact from the fourth point on (MSE <
   test "$(awk -F, '$1 == "\"least squares\"" && $7 < 1e-6' evl/eval.csv | wc -l)" -eq 4
 check "icl eval (linear): the zero predictor is not" \
   test "$(awk -F, '$1 == "\"zero\"" && $7 > 0.1' evl/eval.csv | wc -l)" -eq 4
+expect_ok "icl eval --authors-draws (every)" "$BB" icl eval --model whole --authors-draws \
+  --lengths 5,10 --sigmas 1,3 --sequences 8 --out eva
+check "icl eval --authors-draws says so in eval.json" grep -q "the authors'" eva/eval.json
+expect_fail "icl eval --authors-draws: linear needs whole sigmas of the function (their seeds)" \
+  "sigma of the function 1.5 is not a whole number" \
+  "$BB" icl eval --task linear --authors-draws --sigma-fn 1.5 --sequences 2 --out evb
 expect_fail "icl eval: a missing model directory" "nope: no such ICL model directory" \
   "$BB" icl eval --model nope --task every --out e2
 expect_fail "icl eval: a length beyond the model's positions" \
