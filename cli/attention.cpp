@@ -10,6 +10,8 @@
 #include "cli/flag_ranges.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "icl/attention_maps.h"
+#include "icl/saturation.h"
 #include "probing/attention_maps.h"
 
 namespace bb::cli {
@@ -19,7 +21,9 @@ namespace {
 struct AttentionArgs {
   std::string model, out, svg;
   std::vector<std::string> sentences;
-  int threads = 1;
+  int threads = 1, points = 10, sequences = 1;
+  double sigma = 1;
+  uint64_t seed = 1;
 };
 
 std::vector<std::string> stdin_lines() {
@@ -41,14 +45,34 @@ void add_attention(CLI::App& app) {
                   "JSON file: per sentence its tokens and weights[layer][head][query][key] "
                   "(default: stdout unless --svg is given)");
   cmd->add_option("--svg", a->svg, "SVG file: a heatmap grid (layers x heads) per sentence");
+  cmd->add_option("--sigma", a->sigma, "ICL models: x ~ N(0, sigma^2)")
+      ->check(in_range(0, 1e6, true))
+      ->capture_default_str();
+  cmd->add_option("--points", a->points, "ICL models: points per sequence")
+      ->check(count_in(1, 256))
+      ->capture_default_str();
+  cmd->add_option("--sequences", a->sequences, "ICL models: sequences drawn from the model's task")
+      ->check(count_in(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--seed", a->seed, "ICL models: seed of the sequences")
+      ->check(count_in(0, kMaxSeed))
+      ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Compute threads")
       ->transform(thread_count())
       ->capture_default_str();
   cmd->callback([a] {
     set_threads(a->threads);
-    const std::vector<std::string> sentences = a->sentences.empty() ? stdin_lines() : a->sentences;
-    BB_CHECK(!sentences.empty(), "attention: no sentences (give --sentence or lines on stdin)");
-    const ModelAttention att = read_attention(a->model, sentences, /*keep_scores=*/false);
+    const bool icl_model = icl::is_icl_model(a->model);
+    const std::vector<std::string> sentences =
+        a->sentences.empty() && !icl_model ? stdin_lines() : a->sentences;
+    BB_CHECK(!sentences.empty() || icl_model,
+             "attention: no sentences (give --sentence or lines on stdin)");
+    BB_CHECK(sentences.empty() || !icl_model,
+             "attention: {} is an ICL model: it reads sequences (--sigma, --points, --sequences), "
+             "not sentences", a->model);
+    const ModelAttention att =
+        icl_model ? icl::read_icl_attention(a->model, a->sigma, a->points, a->sequences, a->seed)
+                  : read_attention(a->model, sentences, /*keep_scores=*/false);
     const std::string json = attention_json(att).dump() + "\n";
     if (!a->out.empty()) write_file_atomic(a->out, json);
     if (!a->svg.empty()) write_file_atomic(a->svg, attention_svg(att));

@@ -66,6 +66,14 @@ expect_ok "saturation on an ICL model" "$BB" saturation --model whole --sigmas 1
 check "saturation (ICL) writes saturation.json, .csv and max_weight.svg" \
   test -f sat/saturation.json -a -f sat/saturation.csv -a -f sat/max_weight.svg
 
+# Attention maps of an ICL model: sequences instead of sentences.
+expect_ok "attention on an ICL model" "$BB" attention --model whole --sigma 4 --points 6 \
+  --sequences 2 --out att.json --svg att.svg
+check "attention (ICL): JSON with tokens x1, y1, ..." grep -q '"x1","y1","x2"' att.json
+check "attention (ICL): an SVG" test -s att.svg
+expect_fail "attention on an ICL model refuses sentences" "is an ICL model: it reads sequences" \
+  "$BB" attention --model whole --sentence "the dog"
+
 # One process per run directory; Ctrl-C saves a checkpoint and exits 130.
 "$BB" "${I[@]}" --out busy --steps 100000000 --checkpoint-every 100000000 >/dev/null 2>busy.err &
 holder=$!
