@@ -11,7 +11,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "icl/attention_maps.h"
-#include "icl/saturation.h"
+#include "icl/trainer.h"
 #include "probing/attention_maps.h"
 
 namespace bb::cli {

@@ -342,7 +342,8 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--vocab-size", a->vocab_size, "Vocabulary for bench tokenizer")
       ->check(count_in(16, 1000000))
       ->capture_default_str();
-  cmd->callback([a] {
+  cmd->callback([a, cmd] {
+    if (a->kind == "icl" && cmd->count("--preset") == 0) a->preset = "icl-tiny";
     if (a->what == "gemm") return bench_gemm(*a);
     if (a->what == "tokenizer") return bench_tokenizer(*a);
     if (a->what == "score") return bench_score(*a);

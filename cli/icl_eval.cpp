@@ -41,15 +41,35 @@ icl::Predictor model_predictor(icl::Model<float>& model, int batch) {
   };
 }
 
+// A model's name in eval.json and file names: its directory's name, or the path as given when
+// two models share that name (two runs' step-N directories).
+std::string model_name(const std::string& dir, const std::vector<std::string>& all) {
+  auto base = [](std::string d) {
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    return std::filesystem::path(d).filename().string();
+  };
+  int same = 0;
+  for (const std::string& other : all) same += base(other) == base(dir);
+  return same > 1 || base(dir).empty() ? dir : base(dir);
+}
+
 void run(const IclEvalArgs& a) {
   set_threads(a.threads);
   const Device device = usable_device(a.device);
   BB_CHECK(!a.models.empty() || !a.task.empty(), "icl eval: give --model (or --task for baselines only)");
+  BB_CHECK(!a.models.empty() || !a.no_baselines, "icl eval: --no-baselines without --model leaves "
+           "nothing to evaluate");
   icl::EvalGrid g;
   const std::filesystem::path first = a.models.empty() ? "" : a.models.front();
-  g.task = !a.task.empty() ? icl::parse_task(a.task) : icl::read_run_settings(first).task;
+  if (!a.task.empty()) {
+    g.task = icl::parse_task(a.task);
+  } else {
+    BB_CHECK(std::filesystem::exists(first / "run.json") || !icl::is_icl_model(first),
+             "icl eval: {} has no run.json (a step directory?): give --task", first.string());
+    g.task = icl::read_run_settings(first).task;
+  }
   if (g.task == icl::Task::mixed) {
-    fmt::print(stderr, "babyberta: note: the models were trained on mixed; evaluating on every "
+    fmt::print(stderr, "babyberta: note: mixed draws every or some per cell; evaluating on every "
                        "(give --task some for the other)\n");
     g.task = icl::Task::every;
   }
@@ -78,7 +98,7 @@ void run(const IclEvalArgs& a) {
                2 * k, dir, cfg.positions);
     icl::Model<float> model(cfg, device);
     icl::load_model(dir, model);
-    const std::string name = std::filesystem::path(dir).filename().string();
+    const std::string name = model_name(dir, a.models);
     fmt::print(stderr, "icl eval: {} ({}) on {} cells\n", name, cfg.label(),
                g.points.size() * g.sigma_x.size() * (quant ? 1 : g.sigma_fn.size()));
     results.push_back(icl::evaluate(g, name, false, model_predictor(model, a.batch)));

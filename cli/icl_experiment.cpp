@@ -4,6 +4,8 @@
 // --jobs at a time with --threads each (as `experiment`); resumable (a finished run is skipped by
 // its own checkpoint, an interrupted one resumes); a rerun with other settings is refused by each
 // run's run.json. Flags it does not know are passed to every `icl train` (--lr, --sigma, ...).
+// Under mpirun or srun the ranks share the training runs (cli/rank_jobs.h, in-process, one run at
+// a time per rank); rank 0 then runs the evaluations.
 #include <fmt/core.h>
 
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include "cli/child_jobs.h"
 #include "cli/commands.h"
 #include "cli/flag_ranges.h"
+#include "cli/rank_jobs.h"
 #include "cli/split_list.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
@@ -22,6 +25,7 @@
 #include "icl/config.h"
 #include "icl/experiment_report.h"
 #include "icl/task.h"
+#include "parallel/mpi.h"
 
 namespace bb::cli {
 
@@ -72,7 +76,8 @@ icl::GroupReport read_group(const fs::path& eval_json, const std::vector<Run>& r
       if (c.at("points").get<int>() != points) continue;
       if (!quant && c.at("sigma_x").get<double>() != sx_min) continue;
       sigmas.push_back(quant ? c.at("sigma_x").get<double>() : c.at("sigma_fn").get<double>());
-      s.score.push_back(c.at("score").get<double>());
+      const auto& score = c.at("score");  // JSON has no infinity: a diverged cell is null
+      s.score.push_back(score.is_number() ? score.get<double>() : INFINITY);
     }
     g.sigmas = sigmas;
     g.title = fmt::format("{}, {} points, {}", title, points,
@@ -84,6 +89,8 @@ icl::GroupReport read_group(const fs::path& eval_json, const std::vector<Run>& r
 
 void run(IclExperimentArgs& a) {
   stop_gracefully(Trainer::stop_requested);
+  const mpi::World& world = mpi::world();
+  if (world.active() && world.rank != 0) return serve_jobs();
   usable_device(a.device);
   const std::vector<std::string> tasks = split_list(a.tasks, "--tasks");
   const std::vector<std::string> archs = split_list(a.archs, "--archs");
@@ -92,12 +99,18 @@ void run(IclExperimentArgs& a) {
   for (const auto& r : archs) icl::parse_arch(r);
   for (const auto& f : functions) parse_attention_function(f);
   icl::preset(a.preset);
+  check_icl_train_flags(a.train_flags);
+  for (const char* own : {"--task", "--arch", "--attention", "--preset", "--seed", "--steps",
+                          "--points-every", "--threads", "--device", "--out", "--quiet"})
+    BB_CHECK(std::find(a.train_flags.begin(), a.train_flags.end(), own) == a.train_flags.end(),
+             "icl experiment: {} is set by the grid itself", own);
   BB_CHECK(a.first_seed <= a.seeds, "--first-seed {} is above --seeds {}: no seed to run",
            a.first_seed, a.seeds);
   const fs::path out = a.out;
   const DirLock lock(out);
   const int cores = available_cores();
-  if (a.jobs == 0) a.jobs = std::max(1, cores / a.threads);
+  if (world.active()) a.jobs = 1;  // per rank
+  else if (a.jobs == 0) a.jobs = std::max(1, cores / a.threads);
   std::vector<Run> runs;
   std::vector<Job> train;
   for (const auto& task : tasks)
@@ -117,10 +130,16 @@ void run(IclExperimentArgs& a) {
         }
   fs::create_directories(out / "logs");
   fmt::print(stderr, "icl experiment {}: {} runs ({} at a time, {} thread{} each)\n", out.string(),
-             train.size(), a.jobs, a.threads, a.threads == 1 ? "" : "s");
-  run_jobs(train, a.jobs, [&](size_t finished) {
+             train.size(),
+             world.active() ? fmt::format("{} MPI ranks", world.size) : std::to_string(a.jobs),
+             a.threads, a.threads == 1 ? "" : "s");
+  const JobsStatus trained = [&](size_t finished) {
     return fmt::format("grid: {}/{} runs trained", finished, train.size());
-  });
+  };
+  if (world.active())
+    run_jobs_on_ranks(train, std::vector<int>(train.size(), -1), trained, train.size());
+  else
+    run_jobs(train, a.jobs, trained);
   std::vector<Job> evals;
   for (const auto& task : tasks)
     for (const auto& arch : archs) {
@@ -136,9 +155,15 @@ void run(IclExperimentArgs& a) {
         if (!v.empty()) args.insert(args.end(), {flag, v});
       evals.push_back({"eval " + g, args, out / "logs" / ("eval-" + g + ".log")});
     }
-  run_jobs(evals, a.jobs, [&](size_t finished) {
-    return fmt::format("grid: {}/{} evaluations done", finished, evals.size());
-  });
+  if (world.active()) {  // the other ranks are done: rank 0 evaluates, in-process
+    for (const Job& e : evals)
+      BB_CHECK(run_job_in_process(e) == JobResult::ok, "{} failed (log: {})", e.name,
+               e.log.string());
+  } else {
+    run_jobs(evals, a.jobs, [&](size_t finished) {
+      return fmt::format("grid: {}/{} evaluations done", finished, evals.size());
+    });
+  }
   std::vector<icl::GroupReport> groups;
   for (const auto& task : tasks)
     for (const auto& arch : archs) {

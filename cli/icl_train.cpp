@@ -3,6 +3,8 @@
 // bit-exact resume, Ctrl-C saves and exits 130, progress with loss, rate and ETA).
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "backend/threads.h"
 #include "cli/commands.h"
 #include "cli/flag_ranges.h"
@@ -127,6 +129,23 @@ void run(IclTrainArgs& a) {
 }
 
 }  // namespace
+
+void check_icl_train_flags(const std::vector<std::string>& flags) {
+  CLI::App app{"icl train"};
+  IclTrainArgs a;
+  add_options(&app, a);
+  std::vector<std::string> args = flags;
+  args.insert(args.end(), {"--out", "unused"});
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last-first
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    fail("icl experiment: a flag for icl train: {} (flags it does not know itself go to every "
+         "icl train)", msg);
+  }
+}
 
 void add_icl_train(CLI::App& icl_cmd) {
   auto* cmd = icl_cmd.add_subcommand(

@@ -36,6 +36,7 @@ void dispatch(const std::vector<std::string>& args) {
   app.require_subcommand(1);
   add_probe(app);
   add_tokenizer(app);
+  add_icl(app);  // icl train and icl eval jobs of `icl experiment`
   std::vector<std::string> rev(args.rbegin(), args.rend());
   app.parse(rev);
 }

@@ -269,7 +269,8 @@ void Model<T>::run_forward() {
     ops::dropout_forward<T>(act.layer(0).x, act.emb_mask, act.pre_dropout, in.row_ids, N, C,
                             p_hidden, key(0));
 
-  const ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, first_seq_};
+  ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, first_seq_};
+  shape.max_len = cap_.max_len;
   for (int l = 0; l < cfg_.layers; ++l) {
     const LayerActivations<T> a = act.layer(l);
     const auto& w = pv.layers[l];
@@ -348,7 +349,8 @@ void Model<T>::backward() {
   T* dx = act.d_out;    // gradient w.r.t. the current layer's output (N, C); the last layer's
   T* dx_in = act.d_in;  // is d_head (M, C) at the scored rows
 
-  const ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, first_seq_};
+  ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, first_seq_};
+  shape.max_len = cap_.max_len;
   T *t1 = act.d_res, *t2 = act.d_proj, *t3 = act.d_h1;
   const int64_t NC = int64_t(N) * C;
   for (int l = cfg_.layers - 1; l >= 0; --l) {

@@ -71,6 +71,8 @@ Sequences authors_sequences(const EvalGrid& g, int points, double sigma_x, doubl
   BB_CHECK(g.task == Task::every || g.task == Task::some || g.task == Task::linear,
            "--authors-draws: the authors' protocols cover every, some and linear, not {}",
            task_name(g.task));
+  BB_CHECK(g.dims == 1, "--authors-draws: the authors' inputs are 1-d; the model has {} dims",
+           g.dims);
   const int functions = g.task == Task::linear ? 100 : 1;
   Sequences s;
   s.k = points, s.dims = 1, s.drawn = g.task, s.B = g.sequences * functions;
@@ -131,7 +133,7 @@ EvalResult evaluate(const EvalGrid& g, const std::string& name, bool baseline,
         BB_CHECK(pred.size() == s.y.size(), "internal: {} predicted {} values, expected {}", name,
                  pred.size(), s.y.size());
         Cell c{k, sx, sf, 0, 0, std::vector<double>(size_t(k), 0.0)};
-        const int from = std::min(g.from_point, k) - 1;  // 0-based
+        const int from = g.from_point - 1;  // 0-based; none counted when k < from_point
         double sum = 0;
         int64_t counted = 0;
         for (int b = 0; b < s.B; ++b) {
@@ -140,7 +142,8 @@ EvalResult evaluate(const EvalGrid& g, const std::string& name, bool baseline,
             const size_t at = size_t(b) * k + size_t(i);
             double v;
             if (quant) {
-              const bool ok = (pred[at] > 0) == (s.y[at] > 0);  // the authors' p > 0 vs label
+              // the authors' p > 0 against the label; a non-finite prediction is wrong
+              const bool ok = std::isfinite(pred[at]) && (pred[at] > 0) == (s.y[at] > 0);
               v = ok ? 1.0 : 0.0;
               if (i >= from && !ok) wrong = true;
             } else {

@@ -4,7 +4,8 @@
 // Quantification cells vary the number of points and sigma_x; linear cells vary sigma_x and
 // sigma_fn at a fixed number of points. Per cell:
 //   errors      sequences with any wrong sign from point `from_point` on (quantification; the
-//               authors' count), or NaN
+//               authors' count; a non-finite prediction is wrong), or NaN
+// (sequences shorter than from_point count no error and score 0, as the authors' [:, 3:]).
 //   per_point   sign accuracy (quantification) or squared error (linear; / dims for
 //               linear-regression) at each point, averaged over the sequences
 //   score       errors / sequences (quantification), or the mean squared error over points

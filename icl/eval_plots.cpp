@@ -30,7 +30,7 @@ std::string colour(double score, bool quant) {
 
 // One model's scores: columns = points (quantification) or sigma_x (linear), rows = sigma_x or
 // sigma_fn; each cell labelled with its value.
-std::string heatmap_svg(const EvalResult& r, bool quant) {
+std::string heatmap_svg(const EvalResult& r, bool quant, int from_point) {
   std::set<double> cols_set, rows_set;
   for (const Cell& c : r.cells) {
     cols_set.insert(quant ? c.points : c.sigma_x);
@@ -45,8 +45,8 @@ std::string heatmap_svg(const EvalResult& r, bool quant) {
       "fill=\"white\"/>\n<text x=\"{:.0f}\" y=\"22\" font-size=\"14\" font-weight=\"bold\">{}</text>\n"
       "<text x=\"{:.0f}\" y=\"40\">{}</text>\n",
       width, height, left, svg_escape(r.name), left,
-      quant ? "share of sequences with a wrong sign (from the 4th point on)"
-            : "mean squared error (colour: log scale)");
+      quant ? fmt::format("sequences with a wrong sign from point {} on", from_point)
+            : fmt::format("mean squared error from point {} on (colour: log scale)", from_point));
   for (const Cell& c : r.cells) {
     const size_t ci = size_t(std::find(cols.begin(), cols.end(), quant ? c.points : c.sigma_x) - cols.begin());
     const size_t ri = size_t(std::find(rows.begin(), rows.end(), quant ? c.sigma_x : c.sigma_fn) - rows.begin());
@@ -81,7 +81,7 @@ void write_eval(const std::filesystem::path& dir, const EvalGrid& g,
   const bool quant = is_quantification(g.task);
   for (const EvalResult& r : results)
     if (!r.baseline)
-      write_file_atomic(dir / ("heatmap_" + slug(r.name) + ".svg"), heatmap_svg(r, quant));
+      write_file_atomic(dir / ("heatmap_" + slug(r.name) + ".svg"), heatmap_svg(r, quant, g.from_point));
   // Error versus sigma: quantification at the length nearest 40 points, linear tasks against
   // sigma_fn at the smallest sigma_x.
   int at_points = g.points.front();

@@ -82,15 +82,4 @@ void write_saturation(const std::filesystem::path& dir, const SaturationSettings
   write_file_atomic(dir / "max_weight.svg", panel_chart_svg(chart));
 }
 
-bool is_icl_model(const std::filesystem::path& dir) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(dir / "config.json", ec)) return false;
-  try {
-    const json j = read_json_file(dir / "config.json");
-    return j.is_object() && j.value("model_type", "") == "babyberta_icl_gpt2";
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 }  // namespace bb::icl

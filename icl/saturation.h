@@ -33,7 +33,4 @@ ModelSaturation model_saturation(Model<float>& model, const std::string& name,
 void write_saturation(const std::filesystem::path& dir, const SaturationSettings& s,
                       const std::vector<ModelSaturation>& models);
 
-// Whether dir/config.json describes an ICL model (model_type babyberta_icl_gpt2).
-bool is_icl_model(const std::filesystem::path& dir);
-
 }  // namespace bb::icl

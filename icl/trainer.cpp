@@ -16,8 +16,6 @@ namespace bb::icl {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::atomic<bool> Trainer::stop_requested{false};
-
 int Curriculum::points_at(int64_t step) const {
   const int64_t p = start + int64_t(inc) * (step / every);
   return int(std::min<int64_t>(p, end));
@@ -132,18 +130,23 @@ Trainer::Trainer(const Config& config, const TrainSettings& settings, const fs::
   fs::create_directories(out_);
   const json wanted = run_json(cfg_, s_);
   const fs::path run_file = out_ / "run.json";
+  const std::optional<fs::path> latest = latest_checkpoint(out_);
   if (fs::exists(run_file)) {
     const json have = read_json_file(run_file);
     const std::string diff = first_difference(have, wanted, "");
     BB_CHECK(diff.empty(), "{}: holds a different run ({}); use a new --out", out_.string(), diff);
   } else {
+    BB_CHECK(!latest, "{}: has checkpoints but no run.json, so its settings cannot be checked; "
+             "use a new --out", out_.string());
     write_file_atomic(run_file, wanted.dump(2) + "\n");
   }
-  const std::optional<fs::path> latest = latest_checkpoint(out_);
   if (!latest) return;
   const fs::path state_file = *latest / "trainer_state.json";
   const json st = read_json_file(state_file);
   step_ = json_integer(st, "step", state_file.string());
+  BB_CHECK(latest->filename().string() == "step-" + std::to_string(step_),
+           "{}: step is {}, expected the directory's {}", state_file.string(), step_,
+           latest->filename().string());
   const int64_t n = model_.layout().total;
   const auto weights = SafetensorsFile::read(*latest / "model.safetensors");
   for (const ParamTensor& t : model_.layout().tensors) {
@@ -169,8 +172,10 @@ double Trainer::train_step() {
   model_.zero_grads();
   const float loss = model_.forward(seq.z, seq.targets(), s_.batch, 2 * k, task_loss(seq.drawn),
                                     true);
-  BB_CHECK(std::isfinite(loss), "training diverged at step {}: the loss is {} (the last checkpoint "
-           "in {} is kept)", step_ + 1, loss, out_.empty() ? "memory" : out_.string());
+  BB_CHECK(std::isfinite(loss), "training diverged at step {}: the loss is {}{}", step_ + 1, loss,
+           out_.empty() || !latest_checkpoint(out_)
+               ? std::string(" (no checkpoint was written)")
+               : fmt::format(" (the last checkpoint in {} is kept)", out_.string()));
   model_.backward();
   const double sched[3] = {s_.lr, double(step_ + 1), 0.0};  // ops::AdamWSchedule
   schedule_.from_host(sched, 3);
@@ -201,6 +206,9 @@ int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
 void Trainer::save() {
   if (out_.empty()) return;
   model_.download();
+  for (float p : model_.params)  // never a non-finite model into a checkpoint
+    BB_CHECK(std::isfinite(p), "training diverged by step {}: a parameter is {} (the last "
+             "checkpoint in {} is kept)", step_, p, out_.string());
   const fs::path root = out_ / "checkpoints";
   fs::create_directories(root);
   remove_stale_temporaries(out_);
@@ -225,6 +233,17 @@ void Trainer::save() {
   }
   replace_directory(tmp, final_dir);
   write_model_files(out_, model_);
+}
+
+bool is_icl_model(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "config.json", ec)) return false;
+  try {
+    const json j = read_json_file(dir / "config.json");
+    return j.is_object() && j.value("model_type", "") == "babyberta_icl_gpt2";
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 Config read_model_config(const fs::path& dir) {

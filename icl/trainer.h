@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "backend/device.h"
+#include "encoder/trainer.h"
 #include "icl/config.h"
 #include "icl/model.h"
 #include "icl/task.h"
@@ -65,7 +66,9 @@ class Trainer {
   int64_t step() const { return step_; }
   Model<float>& model() { return model_; }
 
-  static std::atomic<bool> stop_requested;
+  // The process's one stop flag (Ctrl-C, SIGTERM), shared with the encoder's trainer so that
+  // `icl experiment`'s scheduler and in-process jobs see the same request.
+  static inline std::atomic<bool>& stop_requested = bb::Trainer::stop_requested;
 
  private:
   Config cfg_;
@@ -78,6 +81,8 @@ class Trainer {
   double last_loss_ = 0;
 };
 
+// Whether dir/config.json describes an ICL model (model_type babyberta_icl_gpt2).
+bool is_icl_model(const std::filesystem::path& dir);
 // The run directory's model: config.json and model.safetensors (or those of a step directory).
 Config read_model_config(const std::filesystem::path& dir);
 void load_model(const std::filesystem::path& dir, Model<float>& model);

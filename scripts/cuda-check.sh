@@ -11,10 +11,11 @@
 #   scripts/cuda-check.sh run    on the GPU machine, from the repository root with that archive
 #                                carried along: unpacks it, runs the `cuda` tests (every CUDA op
 #                                against the CPU, a tiny training step, a CUDA-trained checkpoint
-#                                scored on the CPU), then bench train / score --device cuda, and
-#                                prints a short table. Uses the machine's own CUDA libraries
-#                                (/usr/local/cuda/lib64). Budget: under 8 minutes (the
-#                                timeouts below add up to 440 s).
+#                                scored on the CPU, the ICL model against the CPU), then bench
+#                                train / score --device cuda (and one ICL train bench), times
+#                                `icl eval` on the authors' full grid, and prints a short table.
+#                                Uses the machine's own CUDA libraries (/usr/local/cuda/lib64).
+#                                Budget: under 10 minutes (the timeouts below add up to 590 s).
 #
 # With the project's device tool: pack here, then
 #   run(command="bash scripts/cuda-check.sh run", carry=["build-cuda/cuda-check.tar.gz"])
@@ -71,7 +72,18 @@ run() {
   for m in holistic pll; do
     rows+=("$(bench_row 60 score --device cuda --preset babyberta --method $m --seconds 10)")
   done
+  # the ICL model (causal attention, batch 64 x 82 tokens)
+  rows+=("$(bench_row 30 train --device cuda --kind icl --preset icl-standard --attention ssa --seconds 5)")
   printf '%s\n' "${rows[@]}"
+  echo "== icl eval: the authors' full grid (10..200 points x sigma 1..29, 64 sequences) on cuda"
+  if timeout 30 "$bin/babyberta" icl train --device cuda --preset icl-tiny --steps 50 --quiet \
+       --out "$work/icl" > "$work/icl.log" 2>&1 &&
+     { time timeout 90 "$bin/babyberta" icl eval --device cuda --model "$work/icl" \
+         --out "$work/icl-eval" >> "$work/icl.log" 2>&1; } 2> "$work/icl.time"; then
+    echo "icl eval full grid on cuda: $(grep real "$work/icl.time")"
+  else
+    echo "FAILED: icl train/eval on cuda: $(tail -1 "$work/icl.log")"
+  fi
   echo "== summary (Zorro: all 92,000 sentences at that rate)"
   printf '%-36s %12s %12s %10s\n' bench steps/s tokens/s Zorro
   for r in "${rows[@]}"; do
@@ -79,7 +91,7 @@ run() {
       echo "FAILED: bench $(field "$r" what): $(field "$r" error)"
     elif [[ $(field "$r" bench) == train ]]; then
       printf '%-36s %12.1f %12.0f\n' \
-        "train $(field "$r" attention) tf32=$(field "$r" tf32) graphs=$(field "$r" cuda_graphs)" \
+        "train $(field "$r" preset) $(field "$r" attention) tf32=$(field "$r" tf32) graphs=$(field "$r" cuda_graphs)" \
         "$(field "$r" steps_per_s)" "$(field "$r" tokens_per_s)"
     else
       local sps

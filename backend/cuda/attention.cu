@@ -229,7 +229,22 @@ int capacity(const ops::AttentionShape& sh) {
 }
 
 size_t shared_bytes(int cap, int d) {
-  return sizeof(float) * (2 * size_t(cap) * (d + 1) + kWarps * d + kWarps * size_t(cap));
+  const size_t bytes =
+      sizeof(float) * (2 * size_t(cap) * (d + 1) + kWarps * d + kWarps * size_t(cap));
+  static const size_t limit = [] {  // the device's opt-in maximum per block
+    int dev = 0, v = 0;
+    check(cudaGetDevice(&dev), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+          "cudaDeviceGetAttribute (shared memory per block)");
+    return size_t(v);
+  }();
+  // Keys and values of one sequence live in shared memory: (2 L (d + 1) + 4 d + 4 L) floats.
+  if (bytes > limit)
+    check(cudaErrorInvalidValue,
+          "attention: the sequences are too long for this head size on this GPU (shared memory "
+          "holds 2 L (d + 1) + 4 (d + L) floats per block; use shorter sequences or smaller "
+          "heads)");
+  return bytes;
 }
 
 }  // namespace

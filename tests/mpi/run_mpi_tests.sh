@@ -111,6 +111,18 @@ mkdir -p failing/runs && printf 'not a directory\n' > failing/runs/ssa-seed2
 check "a failed run fails the MPI job, naming the run and its log" \
   grep -Eq "babyberta: error: 1 job\(s\) failed: train ssa-seed2 \(rank [01], log: failing/logs/ssa-seed2.log\)" failing.err
 
+# 6. An ICL experiment grid under -np 2 gives the report of the grid without MPI.
+I=(icl experiment --attention softmax,ssa --seeds 3 --steps 6 --points-every 2 --lengths 5
+   --sigmas 1,2 --sequences 8 --report-points 5 --batch 4 --points-start 3 --points-end 5
+   --points-inc 1 --threads 1)
+"$BB" "${I[@]}" --out icl-plain > icl-plain.out 2> icl-plain.err \
+  || failed "icl experiment without MPI" "$(tail -1 icl-plain.err)"
+"${MPI[@]}" -np 2 "$BB" "${I[@]}" --out icl-ranks > icl-ranks.out 2> icl-ranks.err \
+  || failed "icl experiment under mpirun -np 2" "$(tail -1 icl-ranks.err)"
+check "icl experiment: both ranks trained runs" grep -q "on rank 1" icl-ranks.err
+check "icl experiment: the report under -np 2 equals the one without MPI" \
+  diff icl-plain/report.md icl-ranks/report.md
+
 echo
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -104,6 +104,9 @@ check "icl experiment rerun: the same report" cmp -s exp/report.md exp-report-fi
 expect_fail "icl experiment: another --lr for the same runs fails, naming the run and its log" \
   "job\(s\) failed: every-full-softmax-seed1 \(exit 1, log: .*exp/logs/every-full-softmax-seed1.log\)" \
   "$BB" "${E[@]}" --out exp --lr 1e-3
+expect_fail "icl experiment: a misspelt flag for icl train fails before any run starts" \
+  "icl experiment: a flag for icl train: .*--bach" "$BB" "${E[@]}" --out exp2 --bach 3
+check "icl experiment: nothing was started" test ! -d exp2/runs
 check "icl experiment: the run's log says its run.json holds other settings" \
   grep -q "holds a different run (train.lr: 0.0001 in the run, 0.001 now)" \
   exp/logs/every-full-softmax-seed1.log
