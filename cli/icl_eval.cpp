@@ -21,7 +21,7 @@ struct IclEvalArgs {
   std::vector<std::string> models;
   std::string task, out, device = "cpu";
   std::string lengths, sigmas, sigma_fn;
-  int sequences = 64, from_point = 4, threads = 1, batch = 16;
+  int sequences = 64, from_point = 4, threads = 1, batch = 16, dims = 0;
   uint64_t seed = 1;
   bool no_baselines = false, authors_draws = false;
 };
@@ -75,6 +75,11 @@ void run(const IclEvalArgs& a) {
   }
   const bool quant = icl::is_quantification(g.task);
   if (!first.empty()) g.dims = icl::read_model_config(first).dims;
+  if (a.dims > 0) {
+    BB_CHECK(first.empty() || a.dims == g.dims, "--dims {}: the models have {} input dims",
+             a.dims, g.dims);
+    g.dims = a.dims;
+  }
   const std::vector<double> lengths =
       number_list(!a.lengths.empty() ? a.lengths : (quant ? "10:200:10" : "9"), "--lengths");
   g.points.clear();
@@ -130,6 +135,9 @@ void add_icl_eval(CLI::App& icl_cmd) {
                   "linear tasks: 1:10)");
   cmd->add_option("--sigma-fn", a->sigma_fn, "Standard deviations of the function's a, b or w "
                   "(linear tasks; default 1:10)");
+  cmd->add_option("--dims", a->dims, "linear-regression without a model: input dimensions "
+                  "(default: the models')")
+      ->check(count_in(1, 1024));
   cmd->add_option("--sequences", a->sequences, "Sequences per cell")->check(count_in(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--from-point", a->from_point, "Errors count from this point on (1-based; the "

@@ -57,6 +57,9 @@ icl::GroupReport read_group(const fs::path& eval_json, const std::vector<Run>& r
   const nlohmann::json j = read_json_file(eval_json);
   const bool quant = icl::is_quantification(icl::parse_task(j.at("task").get<std::string>()));
   icl::GroupReport g;
+  g.score = fmt::format("{} from point {} on", quant ? "share of sequences with a wrong sign"
+                                                     : "mean squared error",
+                        j.at("from_point").get<int>());
   for (const auto& m : j.at("models")) {
     if (m.at("baseline").get<bool>()) continue;
     const std::string name = m.at("name").get<std::string>();
@@ -174,11 +177,7 @@ void run(IclExperimentArgs& a) {
   const std::string reference =
       std::find(functions.begin(), functions.end(), "softmax") != functions.end() ? "softmax"
                                                                                    : functions.front();
-  const bool quant = icl::is_quantification(icl::parse_task(tasks.front()));
-  const std::string md = icl::experiment_markdown(
-      groups, reference,
-      quant ? "share of sequences with a wrong sign from the 4th point on"
-            : "mean squared error from the 4th point on");
+  const std::string md = icl::experiment_markdown(groups, reference);
   write_file_atomic(out / "report.md", md);
   fmt::print("{}\nreport: {}/report.md; per group: {}/eval/GROUP/ (eval.json, .csv, SVGs)\n", md,
              out.string(), out.string());

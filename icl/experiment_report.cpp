@@ -34,20 +34,20 @@ PairedDifference paired_difference(const std::vector<double>& a, const std::vect
 }
 
 std::string experiment_markdown(const std::vector<GroupReport>& groups,
-                                const std::string& reference, const std::string& score_meaning) {
+                                const std::string& reference) {
   std::string md = fmt::format(
-      "# ICL experiment\n\nScore: {} (lower is better). Each function's mean over seeds "
+      "# ICL experiment\n\nScores: lower is better. Each function's mean over seeds "
       "[lowest, highest seed]; the difference to {} is paired by seed, with a 95% t interval over "
       "seeds (at least {} seeds). An interval containing 0 is inconclusive: beside it, the "
       "smallest difference these seeds could have detected (80% power, two-sided 5%).\n",
-      score_meaning, reference, kMinSeeds);
+      reference, kMinSeeds);
   for (const GroupReport& g : groups) {
     std::set<std::string> functions;
     for (const SeedScores& r : g.runs) functions.insert(r.function);
     // function -> seed -> scores
     std::map<std::string, std::map<int, const SeedScores*>> by;
     for (const SeedScores& r : g.runs) by[r.function][r.seed] = &r;
-    md += fmt::format("\n## {}\n\n| sigma |", g.title);
+    md += fmt::format("\n## {}\n\nScore: {}.\n\n| sigma |", g.title, g.score);
     for (const std::string& f : functions) md += fmt::format(" {} |", f);
     for (const std::string& f : functions)
       if (f != reference && by.count(reference)) md += fmt::format(" {} − {} |", f, reference);

@@ -31,6 +31,7 @@ PairedDifference paired_difference(const std::vector<double>& a, const std::vect
 
 struct GroupReport {
   std::string title;  // "every, full, 40 points"
+  std::string score;  // what the score is ("share of sequences with a wrong sign ...")
   std::vector<double> sigmas;
   std::vector<SeedScores> runs;
 };
@@ -38,6 +39,6 @@ struct GroupReport {
 // Markdown: per group a table of each function's mean score per sigma (over seeds, with the
 // seed range) and of its paired difference to `reference`.
 std::string experiment_markdown(const std::vector<GroupReport>& groups,
-                                const std::string& reference, const std::string& score_meaning);
+                                const std::string& reference);
 
 }  // namespace bb::icl
