@@ -4,109 +4,109 @@
 I=(icl train --preset icl-tiny --batch 4 --points-start 3 --points-end 5 --points-inc 1
    --points-every 2 --seed 3 --quiet)
 
-"$BB" "${I[@]}" --out whole --steps 6 --checkpoint-every 3 >/dev/null 2>&1
-"$BB" "${I[@]}" --out halves --steps 3 --checkpoint-every 3 >/dev/null 2>&1
-"$BB" "${I[@]}" --out halves --steps 6 --checkpoint-every 3 >/dev/null 2>&1
+"$BB" "${I[@]}" --out icl-whole --steps 6 --checkpoint-every 3 >/dev/null 2>&1
+"$BB" "${I[@]}" --out icl-halves --steps 3 --checkpoint-every 3 >/dev/null 2>&1
+"$BB" "${I[@]}" --out icl-halves --steps 6 --checkpoint-every 3 >/dev/null 2>&1
 check "icl train writes config.json, model.safetensors, run.json and step directories" \
-  test -f whole/config.json -a -f whole/model.safetensors -a -f whole/run.json \
-       -a -d whole/checkpoints/step-3 -a -d whole/checkpoints/step-6
+  test -f icl-whole/config.json -a -f icl-whole/model.safetensors -a -f icl-whole/run.json \
+       -a -d icl-whole/checkpoints/step-3 -a -d icl-whole/checkpoints/step-6
 check "icl train resumed at step 3 ends bit-identical to one run of 6 steps" \
-  cmp -s whole/model.safetensors halves/model.safetensors
+  cmp -s icl-whole/model.safetensors icl-halves/model.safetensors
 check "icl train resumed: the optimizer state is bit-identical too" \
-  cmp -s whole/checkpoints/step-6/optimizer.safetensors halves/checkpoints/step-6/optimizer.safetensors
+  cmp -s icl-whole/checkpoints/step-6/optimizer.safetensors icl-halves/checkpoints/step-6/optimizer.safetensors
 expect_fail "icl train on a run with other settings names the setting" \
-  "whole: holds a different run \(train.lr: 0.0001 in the run, 0.001 now\); use a new --out" \
-  "$BB" "${I[@]}" --out whole --steps 8 --lr 1e-3
+  "icl-whole: holds a different run \(train.lr: 0.0001 in the run, 0.001 now\); use a new --out" \
+  "$BB" "${I[@]}" --out icl-whole --steps 8 --lr 1e-3
 expect_fail "icl train: an unknown task is refused with the names" \
   "babyberta icl train: --task: unknown task 'evry' .*every.*did you mean 'every'" \
-  "$BB" icl train --task evry --out x
+  "$BB" icl train --task evry --out icl-x
 expect_fail "icl train: --dims is for linear-regression" \
   "--dims is for linear-regression; task every has 1-d inputs" \
-  "$BB" "${I[@]}" --out dims --steps 1 --dims 3
+  "$BB" "${I[@]}" --out icl-dims --steps 1 --dims 3
 expect_fail "icl train: --points-end beyond the model's positions" \
   "--points-end 300 needs 600 positions, the model has 512 \(n_positions\)" \
-  "$BB" icl train --preset icl-tiny --out long --steps 1 --points-end 300
+  "$BB" icl train --preset icl-tiny --out icl-long --steps 1 --points-end 300
 
 # Evaluation: a small grid, the files and baselines.
-expect_ok "icl eval on a small grid" "$BB" icl eval --model whole --lengths 5,10 --sigmas 1,4 \
-  --sequences 8 --out ev
+expect_ok "icl eval on a small grid" "$BB" icl eval --model icl-whole --lengths 5,10 --sigmas 1,4 \
+  --sequences 8 --out icl-ev
 check "icl eval writes eval.json, eval.csv, a heatmap and error_vs_sigma.svg" \
-  test -f ev/eval.json -a -f ev/eval.csv -a -f ev/heatmap_whole.svg -a -f ev/error_vs_sigma.svg
+  test -f icl-ev/eval.json -a -f icl-ev/eval.csv -a -f icl-ev/heatmap_icl_whole.svg -a -f icl-ev/error_vs_sigma.svg
 check "icl eval: the exact rule makes no error" \
-  test "$(grep -c '^"exact rule",1,.*,0,0$' ev/eval.csv)" -eq 4
+  test "$(grep -c '^"exact rule",1,.*,0,0$' icl-ev/eval.csv)" -eq 4
 check "icl eval: eval.csv has the model, two baselines and 4 cells each" \
-  test "$(wc -l < ev/eval.csv)" -eq 13
+  test "$(wc -l < icl-ev/eval.csv)" -eq 13
 expect_ok "icl eval: baselines of a linear task without a model" \
-  "$BB" icl eval --task linear --sigmas 1,2 --sigma-fn 1,3 --sequences 4 --out evl
+  "$BB" icl eval --task linear --sigmas 1,2 --sigma-fn 1,3 --sequences 4 --out icl-evl
 check "icl eval (linear): least squares is exact from the fourth point on (MSE < 1e-6)" \
-  test "$(awk -F, '$1 == "\"least squares\"" && $7 < 1e-6' evl/eval.csv | wc -l)" -eq 4
+  test "$(awk -F, '$1 == "\"least squares\"" && $7 < 1e-6' icl-evl/eval.csv | wc -l)" -eq 4
 check "icl eval (linear): the zero predictor is not" \
-  test "$(awk -F, '$1 == "\"zero\"" && $7 > 0.1' evl/eval.csv | wc -l)" -eq 4
-expect_ok "icl eval --authors-draws (every)" "$BB" icl eval --model whole --authors-draws \
-  --lengths 5,10 --sigmas 1,3 --sequences 8 --out eva
-check "icl eval --authors-draws says so in eval.json" grep -q "the authors'" eva/eval.json
+  test "$(awk -F, '$1 == "\"zero\"" && $7 > 0.1' icl-evl/eval.csv | wc -l)" -eq 4
+expect_ok "icl eval --authors-draws (every)" "$BB" icl eval --model icl-whole --authors-draws \
+  --lengths 5,10 --sigmas 1,3 --sequences 8 --out icl-eva
+check "icl eval --authors-draws says so in eval.json" grep -q "the authors'" icl-eva/eval.json
 expect_fail "icl eval --authors-draws: linear needs whole sigmas of the function (their seeds)" \
   "sigma of the function 1.5 is not a whole number" \
-  "$BB" icl eval --task linear --authors-draws --sigma-fn 1.5 --sequences 2 --out evb
+  "$BB" icl eval --task linear --authors-draws --sigma-fn 1.5 --sequences 2 --out icl-evb
 expect_fail "icl eval: a missing model directory" "nope: no such ICL model directory" \
-  "$BB" icl eval --model nope --task every --out e2
+  "$BB" icl eval --model nope --task every --out icl-e2
 expect_fail "icl eval: a length beyond the model's positions" \
   "--lengths: 300 is not a whole number of points from 1 to 256" \
-  "$BB" icl eval --model whole --lengths 300 --out e3
+  "$BB" icl eval --model icl-whole --lengths 300 --out icl-e3
 expect_fail "icl eval: a malformed range" "--sigmas: 'x' is not a number" \
-  "$BB" icl eval --model whole --sigmas 1:x --out e4
-cp -r whole broken
-printf 'garbage' | dd of=broken/model.safetensors bs=1 seek=20 conv=notrunc status=none
-expect_fail "icl eval: a corrupt model.safetensors names the file" "broken/model.safetensors" \
-  "$BB" icl eval --model broken --lengths 5 --sigmas 1 --out e5
+  "$BB" icl eval --model icl-whole --sigmas 1:x --out icl-e4
+cp -r icl-whole icl-broken
+printf 'garbage' | dd of=icl-broken/model.safetensors bs=1 seek=20 conv=notrunc status=none
+expect_fail "icl eval: a corrupt model.safetensors names the file" "icl-broken/model.safetensors" \
+  "$BB" icl eval --model icl-broken --lengths 5 --sigmas 1 --out icl-e5
 
 # Saturation of ICL models: max attention weight per layer by sigma.
-expect_ok "saturation on an ICL model" "$BB" saturation --model whole --sigmas 1,8 --points 5 \
-  --sentences 4 --out sat
+expect_ok "saturation on an ICL model" "$BB" saturation --model icl-whole --sigmas 1,8 --points 5 \
+  --sentences 4 --out icl-sat
 check "saturation (ICL) writes saturation.json, .csv and max_weight.svg" \
-  test -f sat/saturation.json -a -f sat/saturation.csv -a -f sat/max_weight.svg
+  test -f icl-sat/saturation.json -a -f icl-sat/saturation.csv -a -f icl-sat/max_weight.svg
 
 # Attention maps of an ICL model: sequences instead of sentences.
-expect_ok "attention on an ICL model" "$BB" attention --model whole --sigma 4 --points 6 \
-  --sequences 2 --out att.json --svg att.svg
-check "attention (ICL): JSON with tokens x1, y1, ..." grep -q '"x1","y1","x2"' att.json
-check "attention (ICL): an SVG" test -s att.svg
+expect_ok "attention on an ICL model" "$BB" attention --model icl-whole --sigma 4 --points 6 \
+  --sequences 2 --out icl-att.json --svg icl-att.svg
+check "attention (ICL): JSON with tokens x1, y1, ..." grep -q '"x1","y1","x2"' icl-att.json
+check "attention (ICL): an SVG" test -s icl-att.svg
 expect_fail "attention on an ICL model refuses sentences" "is an ICL model: it reads sequences" \
-  "$BB" attention --model whole --sentence "the dog"
+  "$BB" attention --model icl-whole --sentence "the dog"
 
 # One process per run directory; Ctrl-C saves a checkpoint and exits 130.
-"$BB" "${I[@]}" --out busy --steps 100000000 --checkpoint-every 100000000 >/dev/null 2>busy.err &
+"$BB" "${I[@]}" --out icl-busy --steps 100000000 --checkpoint-every 100000000 >/dev/null 2>icl-busy.err &
 holder=$!
-for _ in $(seq 50); do [ -s busy/.lock ] && break; sleep 0.1; done
+for _ in $(seq 50); do [ -s icl-busy/.lock ] && break; sleep 0.1; done
 expect_fail "a second icl train on a run directory in use" "in use by another babyberta process" \
-  "$BB" "${I[@]}" --out busy --steps 5
+  "$BB" "${I[@]}" --out icl-busy --steps 5
 sleep 0.5; kill -INT "$holder"; wait_bounded "$holder" 30; rc=$?
 check "an interrupted icl train exits 130" test "$rc" -eq 130
-check "an interrupted icl train leaves a checkpoint" test -d busy/checkpoints
+check "an interrupted icl train leaves a checkpoint" test -d icl-busy/checkpoints
 check "an interrupted icl train says how to continue" \
-  grep -Eq "interrupted: checkpoint saved at step [0-9]+ in busy; to continue, run the same command again" busy.err
+  grep -Eq "interrupted: checkpoint saved at step [0-9]+ in icl-busy; to continue, run the same command again" icl-busy.err
 
 # icl experiment: a grid of 2 functions x 3 seeds, evaluated and compared over seeds; a rerun
 # skips finished runs and writes the same report.
 E=(icl experiment --attention softmax,ssa --seeds 3 --steps 4 --points-every 2 --lengths 5
    --sigmas 1,2 --sequences 8 --report-points 5 --jobs 2 --batch 4 --points-start 3
    --points-end 5 --points-inc 1)
-expect_ok "icl experiment on a tiny grid" "$BB" "${E[@]}" --out exp
-check "icl experiment trains every run" test "$(ls -d exp/runs/every-full-*-seed* | wc -l)" -eq 6
+expect_ok "icl experiment on a tiny grid" "$BB" "${E[@]}" --out icl-exp
+check "icl experiment trains every run" test "$(ls -d icl-exp/runs/every-full-*-seed* | wc -l)" -eq 6
 check "icl experiment forwards unknown flags to icl train (--batch 4)" \
-  grep -q '"batch_size": 4' exp/runs/every-full-ssa-seed2/run.json
-check "icl experiment writes the group's evaluation" test -f exp/eval/every-full/eval.json
+  grep -q '"batch_size": 4' icl-exp/runs/every-full-ssa-seed2/run.json
+check "icl experiment writes the group's evaluation" test -f icl-exp/eval/every-full/eval.json
 check "icl experiment's report compares ssa with softmax over 3 paired seeds" \
-  grep -Eq '\| 2 \|.*ssa − softmax|(inconclusive|\*\*)' exp/report.md
-cp exp/report.md exp-report-first.md
-expect_ok "icl experiment rerun (finished runs skipped)" "$BB" "${E[@]}" --out exp
-check "icl experiment rerun: the same report" cmp -s exp/report.md exp-report-first.md
+  grep -Eq '\| 2 \|.*ssa − softmax|(inconclusive|\*\*)' icl-exp/report.md
+cp icl-exp/report.md icl-exp-report-first.md
+expect_ok "icl experiment rerun (finished runs skipped)" "$BB" "${E[@]}" --out icl-exp
+check "icl experiment rerun: the same report" cmp -s icl-exp/report.md icl-exp-report-first.md
 expect_fail "icl experiment: another --lr for the same runs fails, naming the run and its log" \
   "job\(s\) failed: every-full-softmax-seed1 \(exit 1, log: .*exp/logs/every-full-softmax-seed1.log\)" \
-  "$BB" "${E[@]}" --out exp --lr 1e-3
+  "$BB" "${E[@]}" --out icl-exp --lr 1e-3
 expect_fail "icl experiment: a misspelt flag for icl train fails before any run starts" \
-  "icl experiment: a flag for icl train: .*--bach" "$BB" "${E[@]}" --out exp2 --bach 3
-check "icl experiment: nothing was started" test ! -d exp2/runs
+  "icl experiment: a flag for icl train: .*--bach" "$BB" "${E[@]}" --out icl-exp2 --bach 3
+check "icl experiment: nothing was started" test ! -d icl-exp2/runs
 check "icl experiment: the run's log says its run.json holds other settings" \
   grep -q "holds a different run (train.lr: 0.0001 in the run, 0.001 now)" \
-  exp/logs/every-full-softmax-seed1.log
+  icl-exp/logs/every-full-softmax-seed1.log
