@@ -26,21 +26,6 @@ struct IclEvalArgs {
   bool no_baselines = false, authors_draws = false;
 };
 
-icl::Predictor model_predictor(icl::Model<float>& model, int batch) {
-  return [&model, batch](const icl::Sequences& s) {
-    std::vector<float> out;
-    const size_t per_seq = size_t(2) * s.k * s.dims;
-    for (int b0 = 0; b0 < s.B; b0 += batch) {
-      const int n = std::min(batch, s.B - b0);
-      const std::vector<float> z(s.z.begin() + b0 * per_seq, s.z.begin() + (b0 + n) * per_seq);
-      model.forward(z, {}, n, 2 * s.k, ops::PointLoss::squared_error, false);
-      const std::vector<float> p = model.predictions();
-      out.insert(out.end(), p.begin(), p.end());
-    }
-    return out;
-  };
-}
-
 // A model's name in eval.json and file names: its directory's name, or the path as given when
 // two models share that name (two runs' step-N directories).
 std::string model_name(const std::string& dir, const std::vector<std::string>& all) {
@@ -106,7 +91,9 @@ void run(const IclEvalArgs& a) {
     const std::string name = model_name(dir, a.models);
     fmt::print(stderr, "icl eval: {} ({}) on {} cells\n", name, cfg.label(),
                g.points.size() * g.sigma_x.size() * (quant ? 1 : g.sigma_fn.size()));
-    results.push_back(icl::evaluate(g, name, false, model_predictor(model, a.batch)));
+    results.push_back(icl::evaluate(g, name, false, [&](const icl::Sequences& s) {
+      return icl::predict(model, s, a.batch);
+    }));
   }
   if (!a.no_baselines)
     for (const auto& [name, predict] : icl::baselines(g.task))

@@ -47,6 +47,19 @@ Predictor per_prefix(std::function<Eigen::VectorXd(const Eigen::MatrixXd&, const
 
 }  // namespace
 
+std::vector<float> predict(Model<float>& model, const Sequences& s, int batch) {
+  std::vector<float> out;
+  const size_t per_seq = size_t(2) * s.k * s.dims;
+  for (int b0 = 0; b0 < s.B; b0 += batch) {
+    const int n = std::min(batch, s.B - b0);
+    const std::vector<float> z(s.z.begin() + b0 * per_seq, s.z.begin() + (b0 + n) * per_seq);
+    model.forward(z, {}, n, 2 * s.k, ops::PointLoss::squared_error, false);
+    const std::vector<float> p = model.predictions();
+    out.insert(out.end(), p.begin(), p.end());
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, Predictor>> baselines(Task task) {
   if (is_quantification(task))
     return {{"exact rule", [](const Sequences& s) { return s.y; }},

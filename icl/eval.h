@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "icl/model.h"
 #include "icl/task.h"
 
 namespace bb::icl {
@@ -57,6 +58,9 @@ struct EvalResult {
 
 // A predictor: predictions (B, k) for sequences s (teacher-forced).
 using Predictor = std::function<std::vector<float>(const Sequences& s)>;
+// The model's predictions (B, k) for sequences s, `batch` sequences per forward pass (inference:
+// one attention store, so long sequences fit).
+std::vector<float> predict(Model<float>& model, const Sequences& s, int batch);
 
 // Every cell of the grid for one predictor. The sequences of a cell are the same for every
 // predictor (drawn from grid.seed and the cell's index).

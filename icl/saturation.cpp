@@ -7,6 +7,7 @@
 #include "common/files.h"
 #include "common/json_read.h"
 #include "common/philox.h"
+#include "icl/eval.h"
 #include "probing/svg.h"
 
 namespace bb::icl {
@@ -32,12 +33,7 @@ ModelSaturation model_saturation(Model<float>& model, const std::string& name,
           if (layer == 0) ++rows;
         }
     });
-    const size_t per_seq = size_t(L) * c.dims;
-    for (int b0 = 0; b0 < s.sequences; b0 += s.batch) {
-      const int n = std::min(s.batch, s.sequences - b0);
-      const std::vector<float> z(seq.z.begin() + b0 * per_seq, seq.z.begin() + (b0 + n) * per_seq);
-      model.forward(z, {}, n, L, ops::PointLoss::squared_error, false);
-    }
+    predict(model, seq, s.batch);  // the observer collects each layer's weights
     model.observe_attention(nullptr);
     for (double& v : sum) v /= double(std::max<int64_t>(rows, 1));
     out.mean_max.push_back(std::move(sum));

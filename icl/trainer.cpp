@@ -147,19 +147,13 @@ Trainer::Trainer(const Config& config, const TrainSettings& settings, const fs::
   BB_CHECK(latest->filename().string() == "step-" + std::to_string(step_),
            "{}: step is {}, expected the directory's {}", state_file.string(), step_,
            latest->filename().string());
+  load_model(*latest, model_);  // names, shapes, finite values; uploads
   const int64_t n = model_.layout().total;
-  const auto weights = SafetensorsFile::read(*latest / "model.safetensors");
-  for (const ParamTensor& t : model_.layout().tensors) {
-    const std::vector<float> v = weights.expect(t.name, t.shape).to_f32();
-    std::copy(v.begin(), v.end(), model_.params.begin() + t.offset);
-  }
   const auto opt = SafetensorsFile::read(*latest / "optimizer.safetensors");
   const std::vector<float> m = opt.expect("adam_m", {n}).to_f32(), v = opt.expect("adam_v", {n}).to_f32();
   for (int64_t i = 0; i < n; ++i)
-    BB_CHECK(std::isfinite(model_.params[size_t(i)]) && std::isfinite(m[size_t(i)]) &&
-                 std::isfinite(v[size_t(i)]),
-             "{}: non-finite value at index {}", latest->string(), i);
-  model_.upload_params();
+    BB_CHECK(std::isfinite(m[size_t(i)]) && std::isfinite(v[size_t(i)]),
+             "{}: non-finite Adam moment at index {}", opt.path.string(), i);
   m_.from_host(m.data(), m.size());
   v_.from_host(v.data(), v.size());
 }
