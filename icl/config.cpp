@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/enum_names.h"
 #include "common/error.h"
 #include "common/json_read.h"
 
@@ -11,13 +12,10 @@ namespace bb::icl {
 using nlohmann::json;
 
 namespace {
-struct ArchName {
-  Arch arch;
-  const char* name;
-};
-constexpr ArchName kArchs[] = {{Arch::full, "full"},
-                               {Arch::attention_only, "attention-only"},
-                               {Arch::attention_only_residual, "attention-only-residual"}};
+constexpr EnumName<Arch> kArchs[] = {
+    {Arch::full, "full"},
+    {Arch::attention_only, "attention-only"},
+    {Arch::attention_only_residual, "attention-only-residual"}};
 
 struct Preset {
   const char* name;
@@ -29,23 +27,9 @@ constexpr Preset kPresets[] = {
 constexpr int kMaxLayers = 64, kMaxHidden = 4096, kMaxPositions = 1024, kMaxDims = 1024;
 }  // namespace
 
-std::string arch_name(Arch a) {
-  for (const ArchName& n : kArchs)
-    if (n.arch == a) return n.name;
-  return "?";
-}
-
-std::vector<std::string> arch_names() {
-  std::vector<std::string> out;
-  for (const ArchName& n : kArchs) out.emplace_back(n.name);
-  return out;
-}
-
-Arch parse_arch(const std::string& s) {
-  for (const ArchName& n : kArchs)
-    if (s == n.name) return n.arch;
-  fail("unknown architecture '{}' (expected {})", s, fmt::join(arch_names(), ", "));
-}
+std::string arch_name(Arch a) { return enum_name(kArchs, a); }
+std::vector<std::string> arch_names() { return enum_names(kArchs); }
+Arch parse_arch(const std::string& s) { return parse_enum(kArchs, s, "architecture"); }
 
 std::string Config::label() const {
   return fmt::format("{} {} {}x{}x{}", attention_function_name(attention), arch_name(arch), layers,

@@ -1,46 +1,27 @@
 #include "icl/task.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
+#include "common/enum_names.h"
 #include "common/error.h"
 #include "common/philox.h"
 
 namespace bb::icl {
 
 namespace {
-struct TaskName {
-  Task task;
-  const char* name;
-};
-constexpr TaskName kTasks[] = {{Task::every, "every"},
-                               {Task::some, "some"},
-                               {Task::mixed, "mixed"},
-                               {Task::linear, "linear"},
-                               {Task::linear_regression, "linear-regression"}};
+constexpr EnumName<Task> kTasks[] = {
+    {Task::every, "every"},
+    {Task::some, "some"},
+    {Task::mixed, "mixed"},
+    {Task::linear, "linear"},
+    {Task::linear_regression, "linear-regression"}};
 
 // Counter slots inside a sequence: x values from 0, the function's parameters from kFnSlot.
 constexpr uint64_t kFnSlot = uint64_t(1) << 31;
 constexpr uint64_t kMixedLo = ~uint64_t(0);  // the mixed task's per-batch choice
 }  // namespace
 
-std::string task_name(Task t) {
-  for (const TaskName& n : kTasks)
-    if (n.task == t) return n.name;
-  return "?";
-}
-
-std::vector<std::string> task_names() {
-  std::vector<std::string> out;
-  for (const TaskName& n : kTasks) out.emplace_back(n.name);
-  return out;
-}
-
-Task parse_task(const std::string& s) {
-  for (const TaskName& n : kTasks)
-    if (s == n.name) return n.task;
-  fail("unknown task '{}' (expected {})", s, fmt::join(task_names(), ", "));
-}
+std::string task_name(Task t) { return enum_name(kTasks, t); }
+std::vector<std::string> task_names() { return enum_names(kTasks); }
+Task parse_task(const std::string& s) { return parse_enum(kTasks, s, "task"); }
 
 bool is_quantification(Task t) {
   return t == Task::every || t == Task::some || t == Task::mixed;
