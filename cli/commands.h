@@ -37,6 +37,7 @@ void add_icl(CLI::App& app);  // icl train, icl eval
 void add_icl_train(CLI::App& icl);
 void add_icl_eval(CLI::App& icl);
 void add_icl_experiment(CLI::App& icl);
+void add_icl_report(CLI::App& icl);
 // Fails (one line) unless `flags` parse as icl train's (experiment checks what it forwards).
 void check_icl_train_flags(const std::vector<std::string>& flags);
 // The per-phenomenon table of a comparison, on stdout.

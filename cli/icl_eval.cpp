@@ -153,6 +153,7 @@ void add_icl(CLI::App& app) {
   add_icl_train(*cmd);
   add_icl_eval(*cmd);
   add_icl_experiment(*cmd);
+  add_icl_report(*cmd);
 }
 
 }  // namespace bb::cli

@@ -146,19 +146,31 @@ EvalResult evaluate(const EvalGrid& g, const std::string& name, bool baseline,
         BB_CHECK(pred.size() == s.y.size(), "internal: {} predicted {} values, expected {}", name,
                  pred.size(), s.y.size());
         Cell c{k, sx, sf, 0, 0, std::vector<double>(size_t(k), 0.0)};
+        if (quant) c.wrong_points = c.wrong_following_largest = c.largest_positive = c.counted = 0;
         const int from = g.from_point - 1;  // 0-based; none counted when k < from_point
         double sum = 0;
         int64_t counted = 0;
         for (int b = 0; b < s.B; ++b) {
           bool wrong = false;
+          float largest = 0;  // the x with the largest |x| among x_1..x_i (first of ties)
           for (int i = 0; i < k; ++i) {
             const size_t at = size_t(b) * k + size_t(i);
             double v;
             if (quant) {
+              const float xi = s.x[at * size_t(s.dims)];
+              if (i == 0 || std::abs(xi) > std::abs(largest)) largest = xi;
               // the authors' p > 0 against the label; a non-finite prediction is wrong
               const bool ok = std::isfinite(pred[at]) && (pred[at] > 0) == (s.y[at] > 0);
               v = ok ? 1.0 : 0.0;
-              if (i >= from && !ok) wrong = true;
+              if (i >= from) {
+                c.counted += 1;
+                c.largest_positive += largest > 0;
+                if (!ok) {
+                  wrong = true;
+                  c.wrong_points += 1;
+                  c.wrong_following_largest += std::isfinite(pred[at]) && (pred[at] > 0) == (largest > 0);
+                }
+              }
             } else {
               const double e = double(pred[at]) - s.y[at];
               v = e * e / (g.task == Task::linear_regression ? g.dims : 1);
@@ -182,8 +194,15 @@ json to_json(const EvalGrid& g, const std::vector<EvalResult>& results) {
     for (const Cell& c : r.cells) {
       json cell{{"points", c.points}, {"sigma_x", c.sigma_x}, {"score", c.score},
                 {"per_point", c.per_point}};
-      if (is_quantification(g.task)) cell["errors"] = c.errors;
-      else cell["sigma_fn"] = c.sigma_fn;
+      if (is_quantification(g.task)) {
+        cell["errors"] = c.errors;
+        cell["wrong_points"] = c.wrong_points;
+        cell["wrong_following_largest"] = c.wrong_following_largest;
+        cell["largest_positive"] = c.largest_positive;
+        cell["counted_points"] = c.counted;
+      } else {
+        cell["sigma_fn"] = c.sigma_fn;
+      }
       cells.push_back(std::move(cell));
     }
     models.push_back({{"name", r.name}, {"baseline", r.baseline}, {"cells", std::move(cells)}});

@@ -10,6 +10,12 @@
 //               linear-regression) at each point, averaged over the sequences
 //   score       errors / sequences (quantification), or the mean squared error over points
 //               from_point.. and sequences (linear): lower is better for both
+//   wrong_points             wrong signs from point from_point on, over all sequences
+//   wrong_following_largest  of those, the predictions whose sign is the sign of the x with the
+//                            largest |x| among x_1..x_i (softmax's collapse predicts from it)
+//   largest_positive         points from from_point on whose largest-|x| so far is positive
+//                            (the share the second count would reach by chance), with `counted`
+//                            the points from from_point on (quantification only; else NaN)
 // Baselines get the same cells: the exact rule (quantification), the majority predictor (always
 // -1 for every, +1 for some), and for linear tasks per-prefix least squares (minimum norm), the
 // averaging estimator (mean of y_j x_j) and the zero predictor.
@@ -48,6 +54,7 @@ struct Cell {
   double sigma_x = 1, sigma_fn = 1;
   double errors = 0, score = 0;
   std::vector<double> per_point;
+  double wrong_points = NAN, wrong_following_largest = NAN, largest_positive = NAN, counted = NAN;
 };
 
 struct EvalResult {

@@ -29,6 +29,8 @@ PairedDifference paired_difference(const std::vector<double>& a, const std::vect
   d.tested = true;
   d.lo = mean - t975 * se, d.hi = mean + t975 * se;
   d.detectable = (t975 + t80) * se;
+  d.sd = std::sqrt(ss / double(n - 1));
+  d.p = se > 0 ? student_t_two_sided_p(mean / se, df) : (mean == 0 ? 1.0 : 0.0);
   d.resolved = d.lo > 0 || d.hi < 0;
   return d;
 }

@@ -23,6 +23,7 @@ struct PairedDifference {
   int n = 0;                            // paired seeds
   double mean = 0, lo = 0, hi = 0;      // of function - reference; interval: 95% t
   double detectable = 0;                // smallest difference detectable with these seeds
+  double sd = 0, p = -1;                // sd of the per-seed differences; two-sided p (-1: none)
   bool tested = false, resolved = false;
 };
 

@@ -99,10 +99,15 @@ std::string line_chart_svg(const LineChart& c) {
   const double width = left + w + 60 + 6.5 * double(longest), height = top + h + 50;
   double max_step = 1, lo = 0, hi = 100;
   if (!c.percent) lo = 1e300, hi = -1e300;
-  for (const auto& g : c.points)
-    for (const auto& [st, v] : g) {
+  auto whisker = [&](size_t g, size_t i) {
+    return g < c.spread.size() && i < c.spread[g].size() && std::isfinite(c.spread[g][i])
+               ? c.spread[g][i] : 0.0;
+  };
+  for (size_t g = 0; g < c.points.size(); ++g)
+    for (size_t i = 0; i < c.points[g].size(); ++i) {
+      const auto& [st, v] = c.points[g][i];
       max_step = std::max(max_step, st);
-      if (!c.percent) lo = std::min(lo, v), hi = std::max(hi, v);
+      if (!c.percent) lo = std::min(lo, v - whisker(g, i)), hi = std::max(hi, v + whisker(g, i));
     }
   if (!c.percent) {  // a little room around the data
     if (lo > hi) lo = 0, hi = 1;
@@ -140,10 +145,18 @@ std::string line_chart_svg(const LineChart& c) {
     for (const auto& [st, v] : c.points[g]) pts += fmt::format("{:.1f},{:.1f} ", x(st), y(v));
     s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
                      pts, kColorsOf[g % kColors]);
+    for (size_t i = 0; i < c.points[g].size(); ++i)
+      if (const double e = whisker(g, i); e > 0) {
+        const auto& [st, v] = c.points[g][i];
+        s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
+                         "stroke=\"{3}\" stroke-opacity=\"0.6\"/>\n", x(st),
+                         y(c.percent ? std::max(v - e, 0.0) : v - e),
+                         y(c.percent ? std::min(v + e, 100.0) : v + e), kColorsOf[g % kColors]);
+      }
     for (const auto& [st, v] : c.points[g])
-      s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{} step "
-                       "{:.0f}: {:.3g}</title></circle>\n", x(st), y(v), kColorsOf[g % kColors],
-                       svg_escape(c.groups[g]), st, v);
+      s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}, {} "
+                       "{:g}: {:.3g}</title></circle>\n", x(st), y(v), kColorsOf[g % kColors],
+                       svg_escape(c.groups[g]), svg_escape(c.x_label), st, v);
     s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
                      "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", left + w + 20,
                      top + 10 + g * 18.0, kColorsOf[g % kColors], left + w + 38,

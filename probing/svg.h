@@ -26,6 +26,7 @@ struct LineChart {
   std::string title;
   std::vector<std::string> groups;
   std::vector<std::vector<std::pair<double, double>>> points;  // [group] (step, value)
+  std::vector<std::vector<double>> spread;  // [group][point]: a whisker of ± this (empty: none)
   double chance = 50;                   // NaN: no reference line
   std::string y_label = "accuracy (%)";
   std::string x_label = "training step";

@@ -110,3 +110,35 @@ check "icl experiment: nothing was started" test ! -d icl-exp2/runs
 check "icl experiment: the run's log says its run.json holds other settings" \
   grep -q "holds a different run (train.lr: 0.0001 in the run, 0.001 now)" \
   icl-exp/logs/every-full-softmax-seed1.log
+
+# icl report: a results folder built from the experiment's runs (run.json, config.json,
+# model.safetensors only), its evaluations and saturation, then the report from the folder alone.
+mkdir -p icl-rep/runs
+for r in icl-exp/runs/*/; do
+  n=$(basename "$r"); mkdir -p "icl-rep/runs/$n"
+  cp "$r/run.json" "$r/config.json" "$r/model.safetensors" "icl-rep/runs/$n/"
+done
+RM=(); for r in icl-rep/runs/*/; do RM+=(--model "${r%/}"); done
+expect_ok "icl report: the endpoint evaluation" "$BB" icl eval "${RM[@]}" --lengths 5 \
+  --sigmas 1:9:2 --sequences 20 --out icl-rep/endpoint/every-full
+expect_ok "icl report: the length grid" "$BB" icl eval "${RM[@]}" --lengths 3,5,7 --sigmas 1 \
+  --sequences 8 --out icl-rep/grid/every-full
+expect_ok "icl report: saturation" "$BB" saturation "${RM[@]}" --sigmas 1,4,16 --points 5 \
+  --sentences 4 --out icl-rep/saturation/every-full
+expect_ok "icl report on the folder" "$BB" icl report --dir icl-rep
+check "icl report: the primary endpoint row compares ssa with softmax over 3 paired seeds" \
+  grep -Eq '^\| ssa \| 3 \|.*3 pairs.*\(primary\) \|$' icl-rep/report.md
+check "icl report: sigma_50 of each softmax seed, or censored beyond the grid" \
+  grep -Eq '^\| softmax \| 3 \| ([0-9.]+|> 9)(, ([0-9.]+|> 9)){2} \|' icl-rep/report.md
+check "icl report: lengths above the trained 41 points apart (none here: a dash)" \
+  grep -Eq '^\| softmax \| [0-9.]+ ± [0-9.]+ \| – \|$' icl-rep/report.md
+check "icl report: where wrong predictions point, beside the chance share" \
+  grep -Eq '^\| ssa \| [0-9]+ \| [0-9.]+% \(by seed .*%\) \| [0-9.]+% \|$' icl-rep/report.md
+check "icl report: the three charts" test -f icl-rep/charts/every-full-error-by-sigma.svg \
+  -a -f icl-rep/charts/every-full-error-by-length.svg -a -f icl-rep/charts/every-full-max-weight-by-sigma.svg
+check "icl report: no authors/ folder, no authors' section" bash -c "! grep -q \"authors' draws\" icl-rep/report.md"
+expect_fail "icl report: a folder without runs" "icl-none/runs: no runs directory" \
+  "$BB" icl report --dir icl-none
+rm -f icl-rep/endpoint/every-full/eval.json
+expect_fail "icl report: a missing endpoint evaluation names the file" \
+  "icl-rep/endpoint/every-full/eval.json" "$BB" icl report --dir icl-rep

@@ -1,0 +1,538 @@
+#include "icl/shift_report.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/json_read.h"
+#include "icl/experiment_report.h"
+#include "icl/task.h"
+#include "probing/svg.h"
+
+namespace bb::icl {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+double crossing_sigma(const std::vector<double>& sigmas, const std::vector<double>& error,
+                      double level) {
+  BB_CHECK(sigmas.size() == error.size(), "internal: {} sigmas, {} errors", sigmas.size(),
+           error.size());
+  for (size_t i = 0; i < sigmas.size(); ++i) {
+    // a non-finite error (a diverged cell) has reached any level, at its own sigma
+    if (!(std::isnan(error[i]) || error[i] >= level)) continue;
+    if (i == 0 || !std::isfinite(error[i])) return sigmas[i];
+    const double a = error[i - 1], b = error[i];
+    return sigmas[i - 1] + (sigmas[i] - sigmas[i - 1]) * (level - a) / (b - a);
+  }
+  return NAN;
+}
+
+namespace {
+
+struct RunInfo {
+  std::string name, task, arch, function;
+  int seed = 0;
+};
+
+// (x, value) points of one model, x ascending.
+using Curve = std::vector<std::pair<double, double>>;
+
+struct Stats {
+  double mean = NAN, sd = NAN;
+  int n = 0;
+};
+
+Stats stats(const std::vector<double>& v) {
+  Stats s;
+  std::vector<double> ok;
+  for (double x : v)
+    if (std::isfinite(x)) ok.push_back(x);
+  s.n = int(ok.size());
+  if (ok.empty()) return s;
+  s.mean = 0;
+  for (double x : ok) s.mean += x / double(ok.size());
+  double ss = 0;
+  for (double x : ok) ss += (x - s.mean) * (x - s.mean);
+  s.sd = ok.size() > 1 ? std::sqrt(ss / double(ok.size() - 1)) : 0.0;
+  return s;
+}
+
+std::vector<RunInfo> read_runs(const fs::path& dir) {
+  std::vector<RunInfo> runs;
+  BB_CHECK(fs::is_directory(dir), "{}: no runs directory", dir.string());
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_directory()) continue;
+    const fs::path path = e.path() / "run.json";
+    const json j = read_json_file(path);
+    BB_CHECK(j.value("kind", "") == "icl" && j.contains("config") && j.contains("train"),
+             "{}: not an ICL run.json (expected \"kind\": \"icl\", \"config\" and \"train\")",
+             path.string());
+    runs.push_back({e.path().filename().string(), j["train"].at("task").get<std::string>(),
+                    j["config"].at("arch").get<std::string>(),
+                    j["config"].at("attention_scoring").get<std::string>(),
+                    j["train"].at("seed").get<int>()});
+  }
+  std::sort(runs.begin(), runs.end(), [](const RunInfo& a, const RunInfo& b) {
+    return std::tie(a.task, a.arch, a.function, a.seed) < std::tie(b.task, b.arch, b.function, b.seed);
+  });
+  BB_CHECK(!runs.empty(), "{}: no runs", dir.string());
+  return runs;
+}
+
+// One eval.json: each model's (and baseline's) cells.
+struct EvalFile {
+  fs::path path;
+  bool quant = true;
+  int from_point = 4, sequences = 0;
+  std::map<std::string, json> models;  // name -> cells
+  std::vector<std::string> baselines;  // in file order
+  const json& cells(const std::string& name) const {
+    const auto it = models.find(name);
+    BB_CHECK(it != models.end(), "{}: no model named {}", path.string(), name);
+    return it->second;
+  }
+};
+
+EvalFile read_eval(const fs::path& path) {
+  const json j = read_json_file(path);
+  EvalFile f{path, is_quantification(parse_task(j.at("task").get<std::string>())),
+             j.at("from_point").get<int>(), j.at("sequences").get<int>(), {}, {}};
+  for (const auto& m : j.at("models")) {
+    const std::string name = m.at("name").get<std::string>();
+    f.models[name] = m.at("cells");
+    if (m.at("baseline").get<bool>()) f.baselines.push_back(name);
+  }
+  return f;
+}
+
+double number(const json& v) { return v.is_number() ? v.get<double>() : INFINITY; }
+
+// The length nearest `points` among the cells.
+int nearest_points(const json& cells, int points) {
+  int best = -1;
+  for (const auto& c : cells) {
+    const int p = c.at("points").get<int>();
+    if (best < 0 || std::abs(p - points) < std::abs(best - points)) best = p;
+  }
+  return best;
+}
+
+double smallest(const json& cells, const char* key) {
+  double v = INFINITY;
+  for (const auto& c : cells) v = std::min(v, c.at(key).get<double>());
+  return v;
+}
+
+// Error by sigma at the length nearest 40 points: quantification, the score by sigma of x;
+// linear, the score divided by the zero predictor's by sigma of the function at the smallest
+// sigma of x (`relative`), or the score itself.
+Curve by_sigma(const EvalFile& f, const std::string& name, bool relative) {
+  const json& cells = f.cells(name);
+  const int points = nearest_points(cells, 40);
+  const double sx = smallest(cells, "sigma_x");
+  Curve out;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const json& c = cells[i];
+    if (c.at("points").get<int>() != points) continue;
+    if (f.quant) {
+      out.emplace_back(c.at("sigma_x").get<double>(), number(c.at("score")));
+    } else if (c.at("sigma_x").get<double>() == sx) {
+      double v = number(c.at("score"));
+      if (relative) v /= number(f.cells("zero").at(i).at("score"));
+      out.emplace_back(c.at("sigma_fn").get<double>(), v);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Error by length at the smallest sigma of x (and of the function).
+Curve by_length(const EvalFile& f, const std::string& name) {
+  const json& cells = f.cells(name);
+  const double sx = smallest(cells, "sigma_x");
+  const double sf = f.quant ? 0 : smallest(cells, "sigma_fn");
+  Curve out;
+  for (const auto& c : cells)
+    if (c.at("sigma_x").get<double>() == sx && (f.quant || c.at("sigma_fn").get<double>() == sf))
+      out.emplace_back(c.at("points").get<double>(), number(c.at("score")));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<double> xs(const Curve& c) {
+  std::vector<double> v;
+  for (const auto& p : c) v.push_back(p.first);
+  return v;
+}
+std::vector<double> ys(const Curve& c) {
+  std::vector<double> v;
+  for (const auto& p : c) v.push_back(p.second);
+  return v;
+}
+
+// Per x, the mean and sd over curves (all on the same x values).
+std::vector<Stats> pointwise(const std::vector<Curve>& curves) {
+  std::vector<Stats> out;
+  if (curves.empty()) return out;
+  for (size_t i = 0; i < curves[0].size(); ++i) {
+    std::vector<double> v;
+    for (const Curve& c : curves) v.push_back(c.at(i).second);
+    out.push_back(stats(v));
+  }
+  return out;
+}
+
+std::string mean_sd(const Stats& s, const char* spec = "{:.3f}") {
+  if (s.n == 0) return "–";
+  const std::string m = fmt::format(fmt::runtime(spec), s.mean);
+  return s.n > 1 ? m + " ± " + fmt::format(fmt::runtime(spec), s.sd) : m;
+}
+
+struct Group {
+  std::string task, arch;
+  std::vector<std::string> functions;                    // reference, primary, then the rest
+  std::map<std::string, std::vector<RunInfo>> runs;       // function -> runs by seed
+};
+
+std::vector<Group> groups_of(const std::vector<RunInfo>& runs, const ShiftReportSettings& s) {
+  std::map<std::pair<std::string, std::string>, Group> by;
+  for (const RunInfo& r : runs) {
+    Group& g = by[{r.task, r.arch}];
+    g.task = r.task, g.arch = r.arch;
+    g.runs[r.function].push_back(r);
+  }
+  std::vector<Group> out;
+  for (auto& [key, g] : by) {
+    for (const std::string& f : {s.reference, s.primary})
+      if (g.runs.count(f)) g.functions.push_back(f);
+    for (const auto& [f, rs] : g.runs)
+      if (f != s.reference && f != s.primary) g.functions.push_back(f);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+// A line chart with whiskers of ± 1 sd: one line per function (mean over its seeds) and one per
+// baseline.
+LineChart mean_chart(const std::string& title, const std::string& note, const std::string& x_label,
+                     const std::string& y_label, bool percent,
+                     const std::vector<std::pair<std::string, std::vector<Curve>>>& lines) {
+  LineChart c;
+  c.title = title, c.note = note, c.x_label = x_label, c.y_label = y_label, c.percent = percent;
+  c.chance = NAN;
+  for (const auto& [name, curves] : lines) {
+    const std::vector<Stats> st = pointwise(curves);
+    std::vector<std::pair<double, double>> pts;
+    std::vector<double> spread;
+    for (size_t i = 0; i < st.size(); ++i) {
+      const double k = percent ? 100 : 1;
+      pts.emplace_back(curves[0][i].first, k * st[i].mean);
+      spread.push_back(k * st[i].sd);
+    }
+    c.groups.push_back(curves.size() > 1 ? fmt::format("{} ({} seeds)", name, curves.size()) : name);
+    c.points.push_back(std::move(pts));
+    c.spread.push_back(std::move(spread));
+  }
+  return c;
+}
+
+std::string group_name(const Group& g) { return g.task + "-" + g.arch; }
+
+class Writer {
+ public:
+  Writer(const fs::path& dir, const ShiftReportSettings& s) : dir_(dir), s_(s) {
+    fs::create_directories(dir / "charts");
+  }
+
+  std::string group(const Group& g) {
+    const std::string name = group_name(g);
+    md_ = fmt::format("\n## {} ({})\n", g.task, g.arch);
+    const EvalFile endpoint = read_eval(dir_ / "endpoint" / name / "eval.json");
+    quant_ = endpoint.quant;
+    endpoint_section(g, endpoint);
+    if (fs::exists(dir_ / "grid" / name / "eval.json"))
+      length_section(g, read_eval(dir_ / "grid" / name / "eval.json"));
+    if (fs::exists(dir_ / "saturation" / name / "saturation.json")) saturation_section(g);
+    if (quant_) direction_section(g, endpoint);
+    if (fs::exists(dir_ / "authors" / name / "eval.json"))
+      authors_section(g, read_eval(dir_ / "authors" / name / "eval.json"));
+    return md_;
+  }
+
+ private:
+  fs::path dir_;
+  ShiftReportSettings s_;
+  std::string md_;
+  bool quant_ = true;
+  std::map<std::string, std::vector<double>> sigma50_;  // function -> per seed (this group)
+
+  std::string error_name() const {
+    return quant_ ? "share of sequences with a wrong sign" : "MSE / the zero predictor's MSE";
+  }
+
+  void write_chart(const std::string& file, const LineChart& c) {
+    write_file_atomic(dir_ / "charts" / file, line_chart_svg(c));
+    md_ += fmt::format("\n![{}](charts/{})\n", c.title, file);
+  }
+
+  void endpoint_section(const Group& g, const EvalFile& f) {
+    const std::string axis = quant_ ? "σ of x" : "σ of the function";
+    md_ += fmt::format(
+        "\n### Primary endpoint: σ₅₀\n\nσ₅₀ is the {} at which the {} first reaches {:g} "
+        "({} points, {} sequences per σ, interpolated linearly between grid σs; `endpoint/{}/`). "
+        "Higher is better. {} − {} is the primary comparison (paired by seed, 95% t interval); "
+        "the other functions against {} are secondary.\n\n| function | seeds | σ₅₀ by seed | mean ± "
+        "sd | − {} (paired) |\n|---|---|---|---|---|\n",
+        axis, error_name(), s_.level, nearest_points(f.cells(g.runs.begin()->second[0].name), 40),
+        f.sequences, group_name(g), s_.primary, s_.reference, s_.reference, s_.reference);
+    sigma50_.clear();
+    std::map<std::string, std::map<int, double>> by_seed;
+    for (const std::string& fn : g.functions) {
+      std::string cells;
+      for (const RunInfo& r : g.runs.at(fn)) {
+        const Curve c = by_sigma(f, r.name, true);
+        const double v = crossing_sigma(xs(c), ys(c), s_.level);
+        sigma50_[fn].push_back(v);
+        by_seed[fn][r.seed] = v;
+        cells += fmt::format("{}{}", cells.empty() ? "" : ", ",
+                             std::isfinite(v) ? fmt::format("{:.2f}", v) : fmt::format("> {:g}", c.back().first));
+      }
+      std::string diff = "";
+      if (fn != s_.reference && by_seed.count(s_.reference)) {
+        std::vector<double> a, b;
+        int censored = 0;
+        for (const auto& [seed, v] : by_seed[fn])
+          if (by_seed[s_.reference].count(seed)) {
+            const double ref = by_seed[s_.reference][seed];
+            if (!std::isfinite(v) || !std::isfinite(ref)) ++censored;
+            a.push_back(ref), b.push_back(v);
+          }
+        const PairedDifference d = paired_difference(a, b);
+        if (censored)
+          diff = fmt::format("not tested: {} of {} pairs never reach the level on the grid", censored, a.size());
+        else if (!d.tested)
+          diff = fmt::format("{:+.2f} ({} paired seeds: exploratory, no test)", d.mean, d.n);
+        else
+          diff = fmt::format("{}{:+.2f} [{:+.2f}, {:+.2f}]{}, p {:.3f}, {} pairs{}",
+                             d.resolved ? "**" : "", d.mean, d.lo, d.hi, d.resolved ? "**" : "",
+                             d.p, d.n,
+                             d.resolved ? std::string()
+                                        : fmt::format("; inconclusive, detectable ±{:.2f}", d.detectable));
+        if (fn == s_.primary) diff += " (primary)";
+      }
+      md_ += fmt::format("| {} | {} | {} | {} | {} |\n", fn, g.runs.at(fn).size(), cells,
+                         mean_sd(stats(sigma50_[fn]), "{:.2f}"), diff);
+    }
+    for (const std::string& b : f.baselines) {
+      if (b == "zero") continue;
+      const Curve c = by_sigma(f, b, true);
+      const double v = crossing_sigma(xs(c), ys(c), s_.level);
+      md_ += fmt::format("| {} (baseline) | | {} | | |\n", b,
+                         std::isfinite(v) ? fmt::format("{:.2f}", v) : fmt::format("> {:g}", c.back().first));
+    }
+    // The curve: table at a few sigmas and a chart of every sigma.
+    std::vector<std::pair<std::string, std::vector<Curve>>> lines;
+    for (const std::string& fn : g.functions) {
+      std::vector<Curve> curves;
+      for (const RunInfo& r : g.runs.at(fn)) curves.push_back(by_sigma(f, r.name, true));
+      lines.emplace_back(fn, std::move(curves));
+    }
+    for (const std::string& b : f.baselines)
+      if (b != "zero") lines.emplace_back(b + " (baseline)", std::vector<Curve>{by_sigma(f, b, true)});
+    curve_table(fmt::format("{} by {} ({} points), mean ± sd over seeds", error_name(), axis,
+                            nearest_points(f.cells(g.runs.begin()->second[0].name), 40)),
+                axis, lines);
+    write_chart(group_name(g) + "-error-by-sigma.svg",
+                mean_chart(fmt::format("{} ({}): error versus {}", g.task, g.arch, axis),
+                           fmt::format("{}; whiskers ± 1 sd over seeds", error_name()), axis,
+                           quant_ ? "sequences with an error (%)" : "MSE / zero predictor's",
+                           quant_, lines));
+  }
+
+  // A table of mean ± sd at up to 12 of the curve's x values.
+  void curve_table(const std::string& caption, const std::string& axis,
+                   const std::vector<std::pair<std::string, std::vector<Curve>>>& lines) {
+    const Curve& first = lines.front().second.front();
+    std::vector<size_t> rows;
+    const size_t step = std::max<size_t>(1, (first.size() + 11) / 12);
+    for (size_t i = 0; i < first.size(); i += step) rows.push_back(i);
+    if (rows.back() != first.size() - 1) rows.push_back(first.size() - 1);
+    md_ += fmt::format("\n{}:\n\n| {} |", caption, axis);
+    for (const auto& [name, curves] : lines) md_ += fmt::format(" {} |", name);
+    md_ += "\n|---|";
+    for (size_t i = 0; i < lines.size(); ++i) md_ += "---|";
+    md_ += "\n";
+    std::vector<std::vector<Stats>> st;
+    for (const auto& [name, curves] : lines) st.push_back(pointwise(curves));
+    for (size_t i : rows) {
+      md_ += fmt::format("| {:g} |", first[i].first);
+      for (const auto& s : st) md_ += fmt::format(" {} |", mean_sd(s[i]));
+      md_ += "\n";
+    }
+  }
+
+  void length_section(const Group& g, const EvalFile& f) {
+    const json& cells0 = f.cells(g.runs.begin()->second[0].name);
+    std::set<int> lengths;
+    for (const auto& c : cells0) lengths.insert(c.at("points").get<int>());
+    if (lengths.size() < 2) return;
+    md_ += fmt::format(
+        "\n### Error versus length (`grid/{}/`, {} sequences per cell, σ of x {:g})\n\nMean "
+        "{} over lengths up to the trained {} points and over longer ones (which rely on "
+        "position embeddings never trained), mean ± sd over seeds:\n\n| function | ≤ {} points "
+        "| > {} points |\n|---|---|---|\n",
+        group_name(g), f.sequences, smallest(cells0, "sigma_x"),
+        quant_ ? "share of sequences with a wrong sign" : "MSE", s_.trained_points,
+        s_.trained_points, s_.trained_points);
+    std::vector<std::pair<std::string, std::vector<Curve>>> lines;
+    auto row = [&](const std::string& label, const std::vector<Curve>& curves) {
+      std::vector<double> in, out;
+      for (const Curve& c : curves) {
+        double si = 0, so = 0;
+        int ni = 0, no = 0;
+        for (const auto& [k, v] : c) (k <= s_.trained_points ? (si += v, ++ni) : (so += v, ++no));
+        in.push_back(ni ? si / ni : NAN), out.push_back(no ? so / no : NAN);
+      }
+      md_ += fmt::format("| {} | {} | {} |\n", label, mean_sd(stats(in)), mean_sd(stats(out)));
+    };
+    for (const std::string& fn : g.functions) {
+      std::vector<Curve> curves;
+      for (const RunInfo& r : g.runs.at(fn)) curves.push_back(by_length(f, r.name));
+      row(fn, curves);
+      lines.emplace_back(fn, std::move(curves));
+    }
+    for (const std::string& b : f.baselines) {
+      const std::vector<Curve> one{by_length(f, b)};
+      row(b + " (baseline)", one);
+      lines.emplace_back(b + " (baseline)", one);
+    }
+    write_chart(group_name(g) + "-error-by-length.svg",
+                mean_chart(fmt::format("{} ({}): error versus length", g.task, g.arch),
+                           fmt::format("trained up to {} points; whiskers ± 1 sd over seeds",
+                                       s_.trained_points),
+                           "points per sequence", quant_ ? "sequences with an error (%)" : "MSE",
+                           quant_, lines));
+  }
+
+  void saturation_section(const Group& g) {
+    const fs::path path = dir_ / "saturation" / group_name(g) / "saturation.json";
+    const json j = read_json_file(path);
+    const std::vector<double> sigmas = j.at("sigmas").get<std::vector<double>>();
+    std::map<std::string, std::vector<double>> mean_max;  // model -> by sigma, mean over layers
+    for (const auto& m : j.at("models")) {
+      std::vector<double> v;
+      for (const auto& layers : m.at("mean_max_weight")) {
+        double s = 0;
+        for (const auto& x : layers) s += x.get<double>() / double(layers.size());
+        v.push_back(s);
+      }
+      mean_max[m.at("name").get<std::string>()] = v;
+    }
+    md_ += fmt::format(
+        "\n### Saturation beside the errors (`saturation/{}/`)\n\nThe mean over layers of the mean "
+        "largest attention weight in a row ({} sequences of {} points per σ); σ₉₀ is the σ of x at "
+        "which it first reaches 0.9, beside σ₅₀ from the endpoint:\n\n| function | max weight at "
+        "σ {:g} | at σ {:g} | σ₉₀ (max weight) | σ₅₀ (errors) |\n|---|---|---|---|---|\n",
+        group_name(g), j.at("sequences").get<int>(), j.at("points").get<int>(), sigmas.front(),
+        sigmas.back());
+    std::vector<std::pair<std::string, std::vector<Curve>>> lines;
+    for (const std::string& fn : g.functions) {
+      std::vector<Curve> curves;
+      std::vector<double> first, last, s90;
+      for (const RunInfo& r : g.runs.at(fn)) {
+        const auto it = mean_max.find(r.name);
+        BB_CHECK(it != mean_max.end(), "{}: no model named {}", path.string(), r.name);
+        Curve c;
+        for (size_t i = 0; i < sigmas.size(); ++i) c.emplace_back(sigmas[i], it->second[i]);
+        first.push_back(it->second.front()), last.push_back(it->second.back());
+        s90.push_back(crossing_sigma(sigmas, it->second, 0.9));
+        curves.push_back(std::move(c));
+      }
+      int reached = 0;
+      for (double v : s90) reached += std::isfinite(v);
+      md_ += fmt::format("| {} | {} | {} | {} ({} of {} runs reach 0.9) | {} |\n", fn,
+                         mean_sd(stats(first)), mean_sd(stats(last)),
+                         mean_sd(stats(s90), "{:.2f}"), reached, s90.size(),
+                         mean_sd(stats(sigma50_[fn]), "{:.2f}"));
+      lines.emplace_back(fn, std::move(curves));
+    }
+    LineChart c = mean_chart(fmt::format("{} ({}): attention saturation versus σ of x", g.task, g.arch),
+                             "mean over layers of the mean row maximum; whiskers ± 1 sd over seeds",
+                             "σ of x", "mean max attention weight", false, lines);
+    write_chart(group_name(g) + "-max-weight-by-sigma.svg", c);
+  }
+
+  // Where wrong predictions point: the sign of the largest |x| seen so far.
+  void direction_section(const Group& g, const EvalFile& f) {
+    md_ += fmt::format(
+        "\n### Where the wrong predictions point (`endpoint/{}/`, every σ)\n\nOf the wrong "
+        "signs from point {} on, the share whose sign is that of the largest |x| among x₁…x_i; "
+        "beside it, the share of all those points whose largest |x| is positive, which the first "
+        "share would be if wrong predictions ignored the largest value (on `every` nearly every "
+        "error is a +1, so the comparison between functions is the evidence, not the share "
+        "alone):\n\n| function | wrong predictions | follow the largest \\|x\\| | largest \\|x\\| "
+        "positive (all points) |\n|---|---|---|---|\n",
+        group_name(g), f.from_point);
+    for (const std::string& fn : g.functions) {
+      double wrong = 0, follow = 0, positive = 0, counted = 0;
+      std::vector<double> shares;
+      for (const RunInfo& r : g.runs.at(fn)) {
+        double w = 0, fo = 0;
+        for (const auto& c : f.cells(r.name)) {
+          w += c.at("wrong_points").get<double>(), fo += c.at("wrong_following_largest").get<double>();
+          positive += c.at("largest_positive").get<double>(), counted += c.at("counted_points").get<double>();
+        }
+        wrong += w, follow += fo;
+        shares.push_back(w > 0 ? 100 * fo / w : NAN);
+      }
+      md_ += fmt::format("| {} | {:.0f} | {:.1f}% (by seed {}%) | {:.1f}% |\n", fn, wrong,
+                         wrong > 0 ? 100 * follow / wrong : NAN, mean_sd(stats(shares), "{:.1f}"),
+                         counted > 0 ? 100 * positive / counted : NAN);
+    }
+  }
+
+  void authors_section(const Group& g, const EvalFile& f) {
+    const std::string axis = quant_ ? "σ of x" : "σ of the function";
+    md_ += fmt::format("\n### The authors' draws (`authors/{}/`, their notebook's protocol)\n",
+                       group_name(g));
+    std::vector<std::pair<std::string, std::vector<Curve>>> lines;
+    for (const std::string& fn : g.functions) {
+      std::vector<Curve> curves;
+      for (const RunInfo& r : g.runs.at(fn)) curves.push_back(by_sigma(f, r.name, false));
+      lines.emplace_back(fn, std::move(curves));
+    }
+    for (const std::string& b : f.baselines)
+      lines.emplace_back(b + " (baseline)", std::vector<Curve>{by_sigma(f, b, false)});
+    curve_table(fmt::format("{} by {}, from point {} on, mean ± sd over seeds",
+                            quant_ ? "share of sequences with a wrong sign" : "MSE", axis, f.from_point),
+                axis, lines);
+  }
+};
+
+}  // namespace
+
+std::string write_shift_report(const fs::path& dir, const ShiftReportSettings& s) {
+  const std::vector<RunInfo> runs = read_runs(dir / "runs");
+  const std::vector<Group> groups = groups_of(runs, s);
+  std::string md = fmt::format(
+      "# In-context learning under distribution shift: the comparison\n\nGenerated by `babyberta "
+      "icl report --dir` on this folder, from its files alone. {} runs in {} group{} (task, "
+      "architecture); a seed fixes the data stream and the initialisation, so runs of one group "
+      "are paired by seed. Differences whose interval contains 0 are inconclusive, given with the "
+      "smallest difference the seeds could have detected (80% power, two-sided 5%, (t₀.₉₇₅ + "
+      "t₀.₈) × the standard error); with fewer than {} paired seeds nothing is tested.\n",
+      runs.size(), groups.size(), groups.size() == 1 ? "" : "s", kMinSeeds);
+  Writer w(dir, s);
+  for (const Group& g : groups) md += w.group(g);
+  write_file_atomic(dir / "report.md", md);
+  return md;
+}
+
+}  // namespace bb::icl

@@ -1,0 +1,91 @@
+// The comparison's statistics: sigma_50 interpolation (icl/shift_report.h), the paired t test
+// over seeds (icl/experiment_report.h) and the counts of where wrong predictions point
+// (icl/eval.h), each against a hand-computed case.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "icl/eval.h"
+#include "icl/experiment_report.h"
+#include "icl/shift_report.h"
+
+namespace icl = bb::icl;
+
+TEST_CASE("sigma_50: linear interpolation between the grid sigmas around the first crossing") {
+  const std::vector<double> sigmas = {1, 2, 4, 8};
+  CHECK(icl::crossing_sigma(sigmas, {0.0, 0.25, 0.75, 1.0}, 0.5) == doctest::Approx(3.0));
+  CHECK(icl::crossing_sigma(sigmas, {0.0, 0.5, 0.75, 1.0}, 0.5) == doctest::Approx(2.0));
+  // the first crossing counts, not a later dip and rise
+  CHECK(icl::crossing_sigma(sigmas, {0.0, 0.6, 0.2, 0.9}, 0.5) == doctest::Approx(1 + 0.5 / 0.6));
+  CHECK(icl::crossing_sigma(sigmas, {0.7, 0.8, 0.9, 1.0}, 0.5) == 1.0);  // already at the first
+  CHECK(std::isnan(icl::crossing_sigma(sigmas, {0.0, 0.1, 0.2, 0.3}, 0.5)));  // censored
+  CHECK(icl::crossing_sigma(sigmas, {0.0, 0.1, NAN, 0.3}, 0.5) == 4.0);  // a diverged cell
+}
+
+TEST_CASE("paired t test over seeds: a true 10-point difference is resolved, a 1-point one is not") {
+  // seed-level scores with a shared seed effect; differences 10 +- ~1 and 1 +- ~3
+  const std::vector<double> a = {60, 64, 58};
+  const std::vector<double> big = {69.2, 75.0, 67.8}, small = {63.5, 62.0, 60.6};
+  const icl::PairedDifference d = icl::paired_difference(a, big);
+  CHECK(d.tested);
+  CHECK(d.resolved);
+  CHECK(d.mean == doctest::Approx(10.0));
+  CHECK(d.p < 0.05);
+  CHECK(d.lo > 0);
+  const icl::PairedDifference e = icl::paired_difference(a, small);
+  CHECK(e.tested);
+  CHECK_FALSE(e.resolved);
+  CHECK(e.mean == doctest::Approx(4.1 / 3));
+  CHECK(e.p > 0.05);
+  // differences 3.5, -2, 2.6: sd 2.95, se 1.70; detectable = (t_0.975 + t_0.8) at 2 df x se
+  CHECK(e.sd == doctest::Approx(2.9501).epsilon(1e-3));
+  CHECK(e.detectable == doctest::Approx((4.3027 + 1.0607) * 2.9501 / std::sqrt(3.0)).epsilon(1e-3));
+  const icl::PairedDifference two = icl::paired_difference({1, 2}, {3, 4});
+  CHECK_FALSE(two.tested);  // fewer than kMinSeeds: exploratory
+  CHECK(two.p == -1);
+}
+
+TEST_CASE("eval counts where wrong predictions point: the sign of the largest |x| so far") {
+  icl::EvalGrid g;
+  g.task = icl::Task::every, g.points = {12}, g.sigma_x = {1, 5}, g.sequences = 50;
+  // Predicts the sign of the largest |x| so far: every wrong prediction follows it.
+  auto largest = [](const icl::Sequences& s) {
+    std::vector<float> out(s.y.size());
+    for (int b = 0; b < s.B; ++b) {
+      float m = 0;
+      for (int i = 0; i < s.k; ++i) {
+        const float x = s.x[size_t(b) * s.k + i];
+        if (i == 0 || std::abs(x) > std::abs(m)) m = x;
+        out[size_t(b) * s.k + i] = m > 0 ? 1.f : -1.f;
+      }
+    }
+    return out;
+  };
+  const icl::EvalResult r = icl::evaluate(g, "largest", false, largest);
+  const icl::EvalResult plus = icl::evaluate(g, "plus", false, [](const icl::Sequences& s) {
+    return std::vector<float>(s.y.size(), 1.f);
+  });
+  for (size_t c = 0; c < r.cells.size(); ++c) {
+    CHECK(r.cells[c].counted == 50 * 9);  // points 4..12 of 50 sequences
+    CHECK(r.cells[c].wrong_points > 0);
+    CHECK(r.cells[c].wrong_following_largest == r.cells[c].wrong_points);
+    // always +1: wrong wherever the label is -1; follows the largest exactly where it is positive
+    const icl::Sequences s = icl::cell_sequences(g, c, 12, g.sigma_x[c], 1);
+    double wrong = 0, follow = 0, positive = 0;
+    for (int b = 0; b < s.B; ++b) {
+      float m = 0;
+      for (int i = 0; i < 12; ++i) {
+        const float x = s.x[size_t(b) * 12 + i];
+        if (i == 0 || std::abs(x) > std::abs(m)) m = x;
+        if (i < 3) continue;
+        positive += m > 0;
+        if (s.y[size_t(b) * 12 + i] < 0) wrong += 1, follow += m > 0;
+      }
+    }
+    CHECK(plus.cells[c].wrong_points == wrong);
+    CHECK(plus.cells[c].wrong_following_largest == follow);
+    CHECK(plus.cells[c].largest_positive == positive);
+    CHECK(r.cells[c].largest_positive == positive);
+  }
+}
