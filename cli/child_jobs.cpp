@@ -1,5 +1,7 @@
 #include "cli/child_jobs.h"
 
+#include "cli/progress.h"
+
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -13,6 +15,7 @@
 #include <cstring>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "common/error.h"
 #include "encoder/trainer.h"
 
@@ -45,6 +48,17 @@ pid_t start_child(const std::string& self, const Job& job) {
 
 }  // namespace
 
+JobsStatus count_status(const std::string& what, size_t total) {
+  const auto t0 = std::chrono::steady_clock::now();
+  return [what, total, t0](size_t finished) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string eta = finished > 0 && finished < total
+                                ? Progress::format_time(s / double(finished) * double(total - finished))
+                                : "-";
+    return fmt::format("grid: {}/{} {}, ETA {}", finished, total, what, eta);
+  };
+}
+
 void run_jobs(const std::vector<Job>& jobs, int parallel, const JobsStatus& status) {
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   std::vector<std::pair<pid_t, const Job*>> running;
@@ -53,17 +67,28 @@ void run_jobs(const std::vector<Job>& jobs, int parallel, const JobsStatus& stat
   size_t finished = 0;
   const bool tty = ::isatty(STDERR_FILENO);
   auto last_status = std::chrono::steady_clock::now();
-  // A job event's line (on a terminal, over the status line), then the status again.
+  std::string shown;  // the status last printed (not a terminal: never the same line twice)
+  // A job event's line. On a terminal, over the status line, which is then redrawn; otherwise
+  // one line per event, with the status appended when it changed.
   auto event = [&](const std::string& line) {
-    fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
-    if (status) fmt::print(stderr, "{}{}", status(finished), tty ? "" : "\n");
+    const std::string now = status ? status(finished) : std::string();
+    if (tty) {
+      fmt::print(stderr, "\r\033[K{}\n{}", line, now);
+    } else {
+      fmt::print(stderr, "{}{}{}\n", line, now.empty() || now == shown ? "" : " | ",
+                 now == shown ? "" : now);
+    }
+    shown = now;
     last_status = std::chrono::steady_clock::now();
   };
   auto tick = [&] {
     const auto now = std::chrono::steady_clock::now();
     if (!status || now - last_status < std::chrono::seconds(tty ? 2 : 60)) return;
-    fmt::print(stderr, "{}{}{}", tty ? "\r\033[K" : "", status(finished), tty ? "" : "\n");
     last_status = now;
+    const std::string line = status(finished);
+    if (tty) fmt::print(stderr, "\r\033[K{}", line);
+    else if (line != shown) fmt::print(stderr, "{}\n", line);
+    shown = line;
   };
   // Waits for one child to end; on a stop request, passes it on to the running children once.
   auto reap = [&] {

@@ -19,6 +19,9 @@ struct Job {
 // shown after every job event and, while jobs run, every 2 s in place on a terminal (every
 // minute as a log line otherwise).
 using JobsStatus = std::function<std::string(size_t finished)>;
+// "grid: 3/20 WHAT, ETA 0:14:00": the ETA from the jobs finished since this call ("-" before the
+// first).
+JobsStatus count_status(const std::string& what, size_t total);
 
 // Runs every job; fails naming each failed job and its log. After Ctrl-C (or SIGTERM) it starts
 // no new job, waits for the running ones (they save their state) and throws Interrupted.

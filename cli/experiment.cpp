@@ -266,9 +266,7 @@ void run_experiment(ExperimentArgs a) {
     run_jobs_on_ranks(jobs, after, training_status(g, g.runs, a.steps), g.train.size());
   } else {
     run_jobs(g.train, a.jobs, training_status(g, g.runs, a.steps));
-    run_jobs(g.probe, a.jobs, [&](size_t finished) {
-      return fmt::format("grid: {}/{} probes done", finished, g.probe.size());
-    });
+    run_jobs(g.probe, a.jobs, count_status("probes done", g.probe.size()));
   }
   for (const auto& [path, settings] : g.new_results)  // each new result: the settings that made it
     write_file_atomic(path, settings.dump(2) + "\n");

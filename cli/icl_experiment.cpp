@@ -136,9 +136,7 @@ void run(IclExperimentArgs& a) {
              train.size(),
              world.active() ? fmt::format("{} MPI ranks", world.size) : std::to_string(a.jobs),
              a.threads, a.threads == 1 ? "" : "s");
-  const JobsStatus trained = [&](size_t finished) {
-    return fmt::format("grid: {}/{} runs trained", finished, train.size());
-  };
+  const JobsStatus trained = count_status("runs trained", train.size());
   if (world.active())
     run_jobs_on_ranks(train, std::vector<int>(train.size(), -1), trained, train.size());
   else
@@ -163,9 +161,7 @@ void run(IclExperimentArgs& a) {
       BB_CHECK(run_job_in_process(e) == JobResult::ok, "{} failed (log: {})", e.name,
                e.log.string());
   } else {
-    run_jobs(evals, a.jobs, [&](size_t finished) {
-      return fmt::format("grid: {}/{} evaluations done", finished, evals.size());
-    });
+    run_jobs(evals, a.jobs, count_status("evaluations done", evals.size()));
   }
   std::vector<icl::GroupReport> groups;
   for (const auto& task : tasks)

@@ -178,9 +178,13 @@ expect_fail "experiment rerun with other --steps" "runs/softmax-seed1: made with
 expect_fail "experiment rerun with another --method" "softmax-seed1.json: made with other settings \(--method: result holistic, now pll" \
   "$BB" experiment "${E[@]}" --steps 20 --method pll
 "$BB" experiment "${E[@]}" --steps 30 --method pll --force >/dev/null 2>force.err
-check "experiment --force redoes them, with one progress line for the grid" \
-  grep -q "^grid: 1/1 runs trained, 30/30 steps (100%)" force.err
-check "experiment shows the probes' progress" grep -q "^grid: 1/1 probes done" force.err
+check "experiment --force redoes them, with the grid's progress on the event's line" \
+  grep -q "^  finished train softmax-seed1 | grid: 1/1 runs trained, 30/30 steps (100%)" force.err
+check "experiment shows the probes' progress with an ETA" \
+  grep -q "| grid: 1/1 probes done, ETA -$" force.err
+check "not a terminal: one line per event, never the same status twice" \
+  test "$(grep -o 'grid: .*' force.err | uniq -d | wc -l)" -eq 0 -a \
+       "$(grep -c '^grid: 0/1 probes done' force.err)" -eq 0
 check "the redone run has the new settings" grep -q '"--steps": 30' exp/runs/softmax-seed1/run.json
 # A run made before run.json existed, whose result is missing: probed again, not a crash.
 cp -r exp exp-legacy && rm exp-legacy/runs/softmax-seed1/run.json exp-legacy/results/softmax-seed1.*
