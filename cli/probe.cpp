@@ -69,6 +69,8 @@ json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, 
   return {{"model", fs::absolute(a.model).string()},
           {"config", cfg},
           {"method", method_name(method)},
+          {"reduction", reduction_name(a.reduction.empty() ? default_reduction(method)
+                                                            : parse_reduction(a.reduction))},
           {"tie_rule", tie_rule_name(ties)},
           {"suite", suites.size() == 1 ? suites[0] : suites},
           {"training", training},
@@ -90,6 +92,8 @@ json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, 
 ProbeSummary run_probe(const ProbeArgs& a) {
   set_threads(a.threads);
   const Method method = parse_method(a.method);
+  const Reduction reduction =
+      a.reduction.empty() ? default_reduction(method) : parse_reduction(a.reduction);
   const TieRule ties = parse_tie_rule(a.tie_rule);
   BB_CHECK(a.order == "bad-first" || a.order == "good-first",
            "unknown pair order '{}' (expected bad-first or good-first)", a.order);
@@ -119,8 +123,8 @@ ProbeSummary run_probe(const ProbeArgs& a) {
   if (!a.quiet) progress.finish();
   std::vector<double> good, bad;
   for (size_t i = 0; i < suite.pairs.size(); ++i) {
-    good.push_back(scores[i].score);
-    bad.push_back(scores[suite.pairs.size() + i].score);
+    good.push_back(reduce_logprobs(scores[i].logprobs, method, reduction));
+    bad.push_back(reduce_logprobs(scores[suite.pairs.size() + i].logprobs, method, reduction));
   }
   const ProbeSummary s = summarize(suite, good, bad, method, ties);
   if (!a.out.empty())
@@ -164,6 +168,9 @@ void add_probe(CLI::App& app) {
   cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")
       ->check(one_of("scoring method", method_names()))
       ->capture_default_str();
+  cmd->add_option("--reduction", a->reduction,
+                  "sum or mean over the scored tokens (default: holistic mean, pll sum)")
+      ->check(one_of("reduction", {"sum", "mean"}));
   cmd->add_option("--tie-rule", a->tie_rule, "A tie counts as: half or wrong")
       ->capture_default_str();
   cmd->add_option("--order", a->order, "Zorro pair order: bad-first (odd lines ungrammatical) "

@@ -11,6 +11,7 @@ namespace bb::cli {
 
 struct ProbeArgs {
   std::string model, suite, out, method = "holistic", tie_rule = "half", order = "bad-first";
+  std::string reduction = {};  // sum or mean; empty: the method's default (holistic mean, pll sum)
   int threads = 1;
   std::string device = "cpu";
   int pairs_per_paradigm = 0;  // 0: all

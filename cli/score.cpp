@@ -1,6 +1,7 @@
-// babyberta score --model DIR [--method M] [--per-token]: sentences on stdin -> JSONL on stdout,
-// one line per sentence: {"sentence", "ids", "mean_ce" (holistic) or "pll" (pll, pll-word-l2r)}
-// and, with --per-token, "logprobs" and "pieces" of the scored tokens.
+// babyberta score --model DIR [--method M] [--reduction sum|mean] [--per-token]: sentences on
+// stdin -> JSONL on stdout, one line per sentence: {"sentence", "ids", the score under its name
+// (score_field: mean_ce or sum_ce for holistic, pll or mean_pll for pll and pll-word-l2r)} and,
+// with --per-token, "logprobs" and "pieces" of the scored tokens.
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,7 @@ namespace bb::cli {
 void add_score(CLI::App& app) {
   auto* cmd = app.add_subcommand("score", "Score sentences from stdin (JSONL out)");
   struct Args {
-    std::string model, method = "holistic";
+    std::string model, method = "holistic", reduction;
     bool per_token = false;
     int threads = 1;
     std::string device = "cpu";
@@ -28,6 +29,9 @@ void add_score(CLI::App& app) {
   cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")
       ->check(one_of("scoring method", method_names()))
       ->capture_default_str();
+  cmd->add_option("--reduction", a->reduction,
+                  "sum or mean over the scored tokens (default: holistic mean, pll sum)")
+      ->check(one_of("reduction", {"sum", "mean"}));
   cmd->add_flag("--per-token", a->per_token,
                 "Also print each scored token's log-probability (logprobs) and piece (pieces)");
   cmd->add_option("--threads", a->threads, "Compute threads")
@@ -47,13 +51,15 @@ void add_score(CLI::App& app) {
                lines.size() + 1);
       lines.push_back(line);
     }
+    const Reduction r = a->reduction.empty() ? default_reduction(m) : parse_reduction(a->reduction);
     const auto scores = scorer.score(lines, m);
-    // The score under its own name, which says which way is better: mean_ce (holistic, the mean
-    // cross-entropy: lower is better), pll (summed log-probability: higher is better).
-    const char* field = m == Method::holistic ? "mean_ce" : "pll";
+    // The score under a name that says which way is better: *_ce (holistic, cross-entropy: lower
+    // is better), *pll (log-probability: higher is better).
+    const std::string field = score_field(m, r);
     for (size_t i = 0; i < lines.size(); ++i) {
       const SentenceScore& sc = scores[i];
-      nlohmann::json j{{"sentence", lines[i]}, {"ids", sc.ids}, {field, sc.score}};
+      nlohmann::json j{{"sentence", lines[i]}, {"ids", sc.ids},
+                       {field, reduce_logprobs(sc.logprobs, m, r)}};
       if (a->per_token) {
         // holistic scores every id; pll every id but <s> and </s>
         const size_t skip = sc.logprobs.size() == sc.ids.size() ? 0 : 1;

@@ -64,7 +64,14 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
   // training recipe, suite, pairs per paradigm) makes strata, compared within and never across.
   auto field = [](const RunResult& r, const std::string& k) -> std::string {
     const json& cfg = r.header["config"];
-    if (k == "method") return r.header["method"].get<std::string>();
+    if (k == "method") {  // with the reduction when not the method's default: "pll (mean)"
+      const std::string m = r.header["method"].get<std::string>();
+      const std::string red = r.header.value("reduction", std::string());  // absent: older results
+      const auto known = method_names();
+      const bool is_default = std::find(known.begin(), known.end(), m) != known.end() &&
+                              red == reduction_name(default_reduction(parse_method(m)));
+      return red.empty() || is_default ? m : fmt::format("{} ({})", m, red);
+    }
     if (k == "size")
       return fmt::format("{}L/{}H/{}d", cfg.value("num_hidden_layers", 0),
                          cfg.value("num_attention_heads", 0), cfg.value("hidden_size", 0));

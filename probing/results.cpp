@@ -110,6 +110,9 @@ void check_probe_result(const json& h, const std::string& file) {
     json_integer_or(config, k, where, 0);
   json_string_or(config, "label", where, "");
   json_string(h, "method", file);
+  const std::string reduction = json_string_or(h, "reduction", file, "sum");
+  BB_CHECK(reduction == "sum" || reduction == "mean",
+           "{}: \"reduction\" is '{}', expected sum or mean", file, reduction);
   json_string_or(h, "model", file, "");
   if (h.contains("overall")) json_number(h, "overall", file);
 }

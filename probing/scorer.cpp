@@ -34,6 +34,30 @@ std::string method_name(Method m) {
 
 bool higher_is_better(Method m) { return m != Method::holistic; }
 
+Reduction parse_reduction(const std::string& s) {
+  if (s == "sum") return Reduction::sum;
+  if (s == "mean") return Reduction::mean;
+  fail("unknown reduction '{}' (expected sum or mean)", s);
+}
+
+std::string reduction_name(Reduction r) { return r == Reduction::sum ? "sum" : "mean"; }
+
+Reduction default_reduction(Method m) {
+  return m == Method::holistic ? Reduction::mean : Reduction::sum;
+}
+
+double reduce_logprobs(const std::vector<double>& logprobs, Method m, Reduction r) {
+  double sum = 0;
+  for (double lp : logprobs) sum += lp;
+  const double v = r == Reduction::sum ? sum : logprobs.empty() ? 0.0 : sum / double(logprobs.size());
+  return m == Method::holistic ? -v : v;
+}
+
+std::string score_field(Method m, Reduction r) {
+  if (m == Method::holistic) return r == Reduction::mean ? "mean_ce" : "sum_ce";
+  return r == Reduction::sum ? "pll" : "mean_pll";
+}
+
 int default_batch_tokens(Device device) { return device == Device::cuda ? 8192 : 512; }
 
 namespace {
@@ -216,11 +240,7 @@ std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> a
   }
   run(pack(all, m), out, progress);
   for (size_t s = 0; s < out.size(); ++s) out[s].ids = std::move(all[s]);
-  for (SentenceScore& s : out) {
-    double sum = 0;
-    for (double lp : s.logprobs) sum += lp;
-    s.score = m == Method::holistic ? -sum / double(s.logprobs.size()) : sum;
-  }
+  for (SentenceScore& s : out) s.score = reduce_logprobs(s.logprobs, m, default_reduction(m));
   return out;
 }
 

@@ -29,6 +29,20 @@ std::vector<std::string> method_names();  // holistic, pll, pll-word-l2r
 std::string method_name(Method m);
 bool higher_is_better(Method m);
 
+// How a sentence's per-token log-probs become its score: the sum or the mean over the tokens its
+// method scores (holistic: every id incl. <s> and </s>, as cross-entropy, so lower is better;
+// pll: every id but <s> and </s>, as log-probability). Each method's default is the literature's:
+// holistic the mean (BabyBERTa's mean cross-entropy), pll the sum (Salazar et al.); minicons'
+// sequence_score defaults to the mean.
+enum class Reduction { sum, mean };
+Reduction parse_reduction(const std::string& s);
+std::string reduction_name(Reduction r);
+Reduction default_reduction(Method m);
+// The score of per-token log-probs under (m, r): holistic -sum or -mean, pll sum or mean.
+double reduce_logprobs(const std::vector<double>& logprobs, Method m, Reduction r);
+// The score's name in score's JSONL: mean_ce, sum_ce, pll, mean_pll.
+std::string score_field(Method m, Reduction r);
+
 struct SentenceScore {
   std::vector<int32_t> ids;      // incl. <s>, </s>
   double score = 0;

@@ -124,5 +124,26 @@ check "pll: pll field, no <s> among the pieces" bash -c \
 check "pll: as many pieces as logprobs, two fewer than ids" \
   test "$(items pieces sc-p.jsonl)" = "$(items logprobs sc-p.jsonl)" -a \
        "$(( $(items ids sc-p.jsonl) - 2 ))" = "$(items logprobs sc-p.jsonl)"
+# --reduction: the mean over the scored tokens beside each method's default (minicons' mean).
+expect_ok "score pll --reduction mean" bash -c "echo 'the dog sees the toy .' | '$BB' score --model model --method pll --reduction mean > sc-pm.jsonl"
+expect_ok "score holistic --reduction sum" bash -c "echo 'the dog sees the toy .' | '$BB' score --model model --reduction sum > sc-hs.jsonl"
+# field KEY FILE: the number "KEY": on FILE's first line.
+field() { sed -E "s/.*\"$1\":(-?[0-9.e+-]+).*/\1/" "$2" | head -1; }
+check "score pll --reduction mean: mean_pll = pll / scored tokens" python3 -c "
+import math; assert math.isclose($(field mean_pll sc-pm.jsonl) * $(items logprobs sc-p.jsonl), $(field pll sc-p.jsonl), rel_tol=1e-9)"
+check "score holistic --reduction sum: sum_ce = mean_ce x ids" python3 -c "
+import math; assert math.isclose($(field sum_ce sc-hs.jsonl), $(field mean_ce sc-h.jsonl) * $(items ids sc-h.jsonl), rel_tol=1e-9)"
+expect_fail "score --reduction median names the choices" "--reduction: unknown reduction 'median'.*sum, mean" \
+  "$BB" score --model model --reduction median
+expect_ok "probe pll --reduction mean" "$BB" probe --model model --suite suite --method pll \
+  --reduction mean --out att-pll-mean.json
+expect_ok "probe pll (sum, its default)" "$BB" probe --model model --suite suite --method pll \
+  --out att-pll-sum.json
+check "probe records the reduction" grep -q '"reduction": "mean"' att-pll-mean.json
+check "probe records the default reduction too" grep -q '"reduction": "sum"' att-pll-sum.json
+expect_ok "compare a mean and a sum result" "$BB" compare att-pll-mean.json att-pll-sum.json \
+  --out att-red-report
+check "compare: the reduction is a stratum, never compared across" \
+  grep -q 'pll (mean)' att-red-report/report.md
 check "pairs.jsonl has good_sentence and bad_sentence" \
   grep -q '"bad_sentence":' "$WORK/att-sparsemax.pairs.jsonl"
