@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
 # Copies each trained run's run.json, config.json and model.safetensors (not its checkpoints)
-# from RUNS_DIR/PART/runs/ into this folder's runs/.
+# from RUNS_DIR/PART/runs/ into this folder's runs/, and appends each run's training speed to
+# training_speed.csv: the wall time between its step-1000 and step-2000 checkpoints (file times;
+# 1,000 updates of 64 sequences at 41 points, 82 tokens each, after the curriculum's end for the
+# 2,000-step parts) and the tokens per second it implies. Two runs shared the 2 cores, and other
+# work on the machine slowed some: the speeds are what these runs got, not the engine's best
+# (bench/RESULTS.md has that).
 # Usage: results/icl-shift-cpu/collect.sh RUNS_DIR PART...
 set -euo pipefail
 runs="$1"; shift; here="$(cd "$(dirname "$0")" && pwd)"
+speed="$here/training_speed.csv"
+[ -f "$speed" ] || echo "run,seconds_step1000_to_2000,tokens_per_s" > "$speed"
 for part in "$@"; do
   for r in "$runs/$part"/runs/*/; do
     n=$(basename "$r"); mkdir -p "$here/runs/$n"
     cp "$r/run.json" "$r/config.json" "$r/model.safetensors" "$here/runs/$n/"
+    a="$r/checkpoints/step-1000/trainer_state.json"; b="$r/checkpoints/step-2000/trainer_state.json"
+    if [ -f "$a" ] && [ -f "$b" ] && ! grep -q "^$n," "$speed"; then
+      s=$(( $(stat -c %Y "$b") - $(stat -c %Y "$a") ))
+      echo "$n,$s,$(( 1000 * 64 * 82 / (s > 0 ? s : 1) ))" >> "$speed"
+    fi
   done
 done
