@@ -61,10 +61,13 @@ int64_t finished_step(const fs::path& run) {
   return read_trainer_state(*last).step;
 }
 
-// The settings `train` will record for these arguments: parsed by train's own option table.
+// The settings `train` will record for these arguments: parsed by train's own option table (for
+// an existing run, as train --resume reads them: keep_recorded_dev_split).
 ojson child_train_settings(const std::vector<std::string>& args, const std::string& corpus_sha,
-                           const std::string& tokenizer_sha) {
-  return train_settings(parse_train_args(args), corpus_sha, tokenizer_sha);
+                           const std::string& tokenizer_sha, const std::optional<ojson>& saved) {
+  TrainArgs t = parse_train_args(args);
+  if (saved) keep_recorded_dev_split(t, *saved);
+  return train_settings(t, corpus_sha, tokenizer_sha);
 }
 
 // What a probe result depends on: the run it probed (its settings' fingerprint) and the probe flags.
@@ -143,8 +146,9 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
   if (a.probe_every > 0)  // learning curves: a probe of the first --probe-pairs pairs per paradigm
     args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every), "--probe-suite",
                              a.suite, "--probe-pairs", std::to_string(a.probe_pairs)});
-  const ojson train_s = child_train_settings(args, corpus_sha, tok.fingerprint());
-  if (const auto saved = read_run_settings(run)) {
+  const auto saved = read_run_settings(run);
+  const ojson train_s = child_train_settings(args, corpus_sha, tok.fingerprint(), saved);
+  if (saved) {
     std::vector<fs::path> stale = {run, out / "logs" / (name + ".log")};
     stale.insert(stale.end(), results.begin(), results.end());
     stale.insert(stale.end(), result_settings.begin(), result_settings.end());

@@ -40,6 +40,8 @@ ojson train_settings(const TrainArgs& a, const std::string& corpus_sha256,
   // Settings of one function only where they were added after runs of the others existed (so
   // those runs keep their fingerprint).
   if (a.recipe != "babyberta") settings["--recipe"] = a.recipe;
+  if (!a.dev_from_seed) settings["--dev-seed"] = a.dev_seed;  // older runs: the training seed's
+  if (a.no_dev) settings["--no-dev"] = true;
   const AttentionFunction function = parse_attention_function(a.attention);
   for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags
     for (int slot = 0; slot < f.value_count; ++slot) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -104,6 +105,12 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
       ->check(in_range(0, 0.5))
       ->capture_default_str();
   cmd->add_option("--dev-batches", a.dev_batches, "Dev batches per evaluation")->check(count_in(1, 1000000))->capture_default_str();
+  cmd->add_option("--dev-seed", a.dev_seed, "Seed of the dev split (the same dev set for every "
+                  "--seed, so dev losses compare across seeds)")
+      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 53))
+      ->capture_default_str();
+  cmd->add_flag("--no-dev", a.no_dev, "No dev set: every utterance trains and no dev loss is "
+                "reported (for corpora too small to hold one out)");
   cmd->add_option("--probe-every", a.probe_every,
                   "Probe --probe-suite every K steps (a multiple of --eval-every; 0: never)")
       ->check(count_in(0, 1000000000))
@@ -133,6 +140,10 @@ void apply_recipe(TrainArgs& a, const CLI::App& cmd) {
   if (unset("--dropout")) a.dropout = r.dropout;
   a.optim.beta1 = r.beta1, a.optim.beta2 = r.beta2;  // no flags of their own
   a.layer_norm_eps = r.layer_norm_eps;
+}
+
+void keep_recorded_dev_split(TrainArgs& a, const nlohmann::ordered_json& saved) {
+  if (!saved.contains("--dev-seed") && a.dev_seed == TrainArgs{}.dev_seed) a.dev_from_seed = true;
 }
 
 TrainArgs parse_train_args(const std::vector<std::string>& args) {
@@ -228,7 +239,13 @@ void load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config
                                  .strict = a.strict};
   d.all = load_tokenized_corpus(a.corpus, tok, corpus_opt, fs::path(a.out) / "cache" / "corpus.tokens");
   warn_invalid_lines(a.corpus, d.all.stats);
-  std::tie(d.train, d.dev) = split_dev(d.all, a.dev_fraction, a.seed);
+  std::tie(d.train, d.dev) = split_dev(d.all, a.no_dev ? 0.0 : a.dev_fraction,
+                                       a.dev_from_seed ? a.seed : a.dev_seed);
+  BB_CHECK(a.no_dev || d.dev.size() > 0,
+           "{}: {} utterances after the filters leave no dev utterance at --dev-fraction {}; a dev "
+           "set needs about {} utterances or more: give --no-dev to train without one (no dev "
+           "loss) or a larger --dev-fraction", a.corpus, d.all.size(), a.dev_fraction,
+           a.dev_fraction > 0 ? int64_t(std::ceil(1 / a.dev_fraction)) : int64_t(0));
   if (a.hf_masking) {
     a.batching.masking.mask_frac = 0.8;
     a.batching.mask_patterns = 0;
@@ -238,12 +255,15 @@ void load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config
   d.batches = std::make_unique<MlmBatches>(d.train, a.batching, a.seed);
   BatchingOptions dev_opt = a.batching;
   dev_opt.mask_patterns = 1;
-  d.dev_batches = std::make_unique<MlmBatches>(d.dev.size() > 0 ? d.dev : d.train, dev_opt, a.seed + 1);
+  // The dev masks too are the same for every training seed (older runs: from the seed).
+  if (!a.no_dev)
+    d.dev_batches = std::make_unique<MlmBatches>(d.dev, dev_opt, (a.dev_from_seed ? a.seed : a.dev_seed) + 1);
   for (int64_t i = 0; i < d.all.size(); ++i) d.longest = std::max(d.longest, d.all.length(i));
   if (!a.quiet) {
     fmt::print(stderr, "corpus {}: {}\n", a.corpus, d.all.stats.summary());
     fmt::print(stderr, "train {} utterances ({} tokens), dev {}; {} batches per epoch, padding "
-               "fraction if padded {:.3f}\n", d.train.size(), d.train.ids.size(), d.dev.size(),
+               "fraction if padded {:.3f}\n", d.train.size(), d.train.ids.size(),
+               a.no_dev ? std::string("none (--no-dev)") : std::to_string(d.dev.size()),
                d.batches->batches_per_epoch(), d.batches->padding_fraction());
   }
 }
@@ -253,22 +273,25 @@ void load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config
 // clock, which counts on across resumes.
 class MetricsLog {
  public:
-  MetricsLog(const TrainArgs& a, Trainer& trainer, MlmBatches& dev, Progress& progress)
+  // dev: nullptr with --no-dev (no dev loss)
+  MetricsLog(const TrainArgs& a, Trainer& trainer, MlmBatches* dev, Progress& progress)
       : a_(a), trainer_(trainer), dev_(dev), progress_(progress) {}
 
   void on_step(const StepLog& s) {
     loss_sum_ += s.loss, ++loss_n_, tokens_ += s.tokens;
     if (s.step % a_.eval_every != 0 && s.step != a_.steps) return;
     const double seconds = progress_.seconds();
-    const double dl = dev_loss(trainer_.model(), dev_, a_.dev_batches);
     nlohmann::json line{{"step", s.step},
                         {"train_loss", loss_sum_ / std::max<int64_t>(1, loss_n_)},
-                        {"dev_loss", dl},
                         {"lr", s.lr},
                         {"grad_norm", s.grad_norm},
                         {"tokens_per_s", tokens_ / seconds},
                         {"elapsed_s", trainer_.elapsed()}};
-    if (!a_.quiet) progress_.note(fmt::format("step {}: dev loss {:.4f}", s.step, dl));
+    if (dev_) {
+      const double dl = dev_loss(trainer_.model(), *dev_, a_.dev_batches);
+      line["dev_loss"] = dl;
+      if (!a_.quiet) progress_.note(fmt::format("step {}: dev loss {:.4f}", s.step, dl));
+    }
     if (a_.probe_every > 0 && s.step % a_.probe_every == 0) probe(s.step, line);
     trainer_.add_metrics(std::move(line));  // written with this step's checkpoint
     loss_sum_ = 0, loss_n_ = 0;
@@ -291,7 +314,7 @@ class MetricsLog {
 
   const TrainArgs& a_;
   Trainer& trainer_;
-  MlmBatches& dev_;
+  MlmBatches* dev_;
   Progress& progress_;
   double loss_sum_ = 0;
   int64_t loss_n_ = 0, tokens_ = 0;
@@ -367,6 +390,8 @@ void run_train(TrainArgs a, const DataParallel& parallel) {
   for (int turn = 0; turn < 2; ++turn) {  // rank 0 first, then the others
     if (lead == (turn == 0)) {
       tok.emplace(tokenizer_for(a));
+      if (a.resume)
+        if (const auto saved = read_run_settings(out)) keep_recorded_dev_split(a, *saved);
       if (lead) {
         check_run_directory(a, train_settings(a, sha256_hex(read_file(a.corpus)), tok->fingerprint()));
         if (!fs::exists(out / "tokenizer.model")) save_tokenizer_model(out, *tok);
@@ -399,7 +424,7 @@ void run_train(TrainArgs a, const DataParallel& parallel) {
   }
   if (a.resume && !a.quiet) fmt::print(stderr, "resuming from step {}\n", start);
   Progress progress(a.steps, "steps", std::max<int64_t>(1, a.eval_every / 10), start);
-  MetricsLog metrics(a, trainer, *data.dev_batches, progress);
+  MetricsLog metrics(a, trainer, data.dev_batches.get(), progress);
   if (lead && fs::exists(out / "run.json")) {
     warn_if_kernels_changed(out, device == Device::cpu ? blas : "cuBLAS", a.threads);
     nlohmann::json session{{"from_step", start}, {"threads", a.threads}, {"device", a.device},

@@ -31,6 +31,12 @@ struct TrainArgs {
   OptimConfig optim;
   double dropout = 0.1, dev_fraction = 0.01;
   int64_t eval_every = 1000, dev_batches = 100;
+  // The dev split: utterances drawn by a hash of (dev_seed, index), the same for every training
+  // seed so that dev losses compare across seeds. Runs made before --dev-seed drew it from the
+  // training seed: their run.json has no "--dev-seed" and they keep that (dev_from_seed).
+  uint64_t dev_seed = 0;
+  bool dev_from_seed = false;
+  bool no_dev = false;  // no dev set: every utterance trains, no dev loss
   HeadValueSettings head_values = default_head_value_settings();  // the table's init/freeze flags
   std::string probe_suite;      // with probe_every: learning curves on a suite
   int64_t probe_every = 0;
@@ -43,6 +49,9 @@ void add_train_options(CLI::App* cmd, TrainArgs& a);
 void apply_recipe(TrainArgs& a, const CLI::App& cmd);
 // The arguments of `train ARGS...` (args[0] == "train") as the command parses them, recipe applied.
 TrainArgs parse_train_args(const std::vector<std::string>& args);
+// `a` as the run whose run.json recorded `saved` was made: a run from before --dev-seed keeps its
+// dev split drawn from the training seed (unless --dev-seed was given, which then differs).
+void keep_recorded_dev_split(TrainArgs& a, const nlohmann::ordered_json& saved);
 // Trains one model; `parallel` spreads every batch over data-parallel ranks (mpirun, see
 // mpi_data_parallel), rank 0 writing the run directory.
 void run_train(TrainArgs a, const DataParallel& parallel = {});
