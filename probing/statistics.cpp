@@ -72,6 +72,105 @@ WelchTest welch_t_test(const std::vector<double>& a, const std::vector<double>& 
   return w;
 }
 
+PairedTest paired_t_test(const std::vector<double>& a, const std::vector<double>& b) {
+  PairedTest r;
+  r.n = int(std::min(a.size(), b.size()));
+  if (r.n == 0) return r;
+  std::vector<double> d(size_t(r.n));
+  for (size_t i = 0; i < d.size(); ++i) d[i] = b[i] - a[i];
+  r.mean = std::accumulate(d.begin(), d.end(), 0.0) / r.n;
+  r.lo = r.hi = r.mean;
+  if (r.n < 2) return r;
+  double ss = 0;
+  for (double x : d) ss += (x - r.mean) * (x - r.mean);
+  r.sd = std::sqrt(ss / (r.n - 1));
+  r.se = r.sd / std::sqrt(double(r.n));
+  r.df = r.n - 1;
+  if (r.se <= 0) {
+    if (r.mean == 0) r.p = 1;  // every pair equal: no difference at all
+    return r;
+  }
+  r.t = r.mean / r.se;
+  r.p = student_t_two_sided_p(r.t, r.df);
+  const double half = student_t_quantile(0.05, r.df) * r.se;
+  r.lo = r.mean - half, r.hi = r.mean + half;
+  return r;
+}
+
+double incomplete_gamma(double a, double x) {
+  if (x <= 0) return 0;
+  const double log_front = a * std::log(x) - x - std::lgamma(a);
+  if (x < a + 1) {  // series: sum x^n / (a (a+1) ... (a+n))
+    double term = 1 / a, sum = term;
+    for (int n = 1; n < 10000 && std::abs(term) > std::abs(sum) * 1e-16; ++n) {
+      term *= x / (a + n);
+      sum += term;
+    }
+    return std::exp(log_front) * sum;
+  }
+  // Q(a, x) by Lentz's continued fraction, P = 1 - Q
+  constexpr double kTiny = 1e-300;
+  double b = x + 1 - a, c = 1 / kTiny, d = 1 / b, h = d;
+  for (int i = 1; i < 10000; ++i) {
+    const double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (std::abs(d) < kTiny) d = kTiny;
+    c = b + an / c;
+    if (std::abs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    h *= d * c;
+    if (std::abs(d * c - 1) < 1e-16) break;
+  }
+  return 1 - std::exp(log_front) * h;
+}
+
+namespace {
+
+// sqrt(V / df) at the midpoints of `count` equal-probability slices of V ~ chi2(df).
+std::vector<double> chi_scale_quantiles(double df, int count) {
+  std::vector<double> out;
+  double hi = df + 10 * std::sqrt(2 * df) + 50;
+  while (incomplete_gamma(df / 2, hi / 2) < 1 - 0.5 / count) hi *= 2;
+  for (int i = 0; i < count; ++i) {
+    const double u = (i + 0.5) / count;
+    double lo_v = 0, hi_v = hi;
+    for (int it = 0; it < 60; ++it) {
+      const double mid = (lo_v + hi_v) / 2;
+      (incomplete_gamma(df / 2, mid / 2) < u ? lo_v : hi_v) = mid;
+    }
+    out.push_back(std::sqrt((lo_v + hi_v) / 2 / df));
+  }
+  return out;
+}
+
+double normal_upper(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+double power_at(double ncp, double crit, const std::vector<double>& scales) {
+  double sum = 0;
+  for (double s : scales) sum += normal_upper(crit * s - ncp) + normal_upper(crit * s + ncp);
+  return sum / double(scales.size());
+}
+
+}  // namespace
+
+double t_test_power(double ncp, double df, double alpha) {
+  return power_at(ncp, student_t_quantile(alpha, df), chi_scale_quantiles(df, 4000));
+}
+
+double minimum_detectable_difference(double se, double df, double alpha, double power) {
+  if (!(se > 0) || !(df > 0)) return std::nan("");
+  const double crit = student_t_quantile(alpha, df);
+  const std::vector<double> scales = chi_scale_quantiles(df, 4000);
+  double lo = 0, hi = 1;
+  while (power_at(hi, crit, scales) < power) hi *= 2;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    (power_at(mid, crit, scales) < power ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2 * se;
+}
+
 std::vector<double> holm_adjust(const std::vector<double>& p) {
   std::vector<size_t> order;
   for (size_t i = 0; i < p.size(); ++i)

@@ -16,6 +16,27 @@ struct WelchTest {
 WelchTest welch_t_test(const std::vector<double>& a, const std::vector<double>& b);
 inline constexpr int kMinSeedsForTest = 2;
 
+// The paired t test of mean(b_i - a_i) (pairs i: the same seed). Needs at least 2 pairs.
+struct PairedTest {
+  int n = 0;                      // pairs
+  double mean = 0, sd = 0, se = 0, df = 0, t = 0;
+  double p = -1;                  // two-sided; -1: fewer than 2 pairs (or no variance, mean != 0)
+  double lo = 0, hi = 0;          // 95% t interval of the mean difference (when p >= 0)
+};
+PairedTest paired_t_test(const std::vector<double>& a, const std::vector<double>& b);
+
+// The power of a two-sided level-alpha t test with df degrees of freedom when the true effect is
+// `ncp` standard errors: P(|T'| > t_crit) for T' noncentral t(df, ncp) = (Z + ncp) / sqrt(V/df),
+// V ~ chi2(df), averaged over 4,000 quantiles of V.
+double t_test_power(double ncp, double df, double alpha = 0.05);
+// The smallest true difference a two-sided level-alpha t test with standard error `se` and df
+// degrees of freedom detects with probability `power`: ncp * se for the ncp whose power that is.
+// An estimate: se itself comes from the data (with 2 df, uncertain by a factor of several).
+double minimum_detectable_difference(double se, double df, double alpha = 0.05, double power = 0.8);
+
+// Regularised lower incomplete gamma P(a, x) (series below a + 1, continued fraction above).
+double incomplete_gamma(double a, double x);
+
 // P(|T| >= |t|) for Student's t with df degrees of freedom (df > 0, not necessarily whole).
 double student_t_two_sided_p(double t, double df);
 
