@@ -14,40 +14,46 @@
 
 namespace bb::cli {
 
-// Means per group, then for the first compared group its difference, interval and Holm p
-// (report.md has every comparison); "*" marks a resolved difference.
+// Means per group, then for every compared group its difference, t interval and Holm p
+// (report.md has the paradigms and the detectable differences); "*" marks a resolved difference.
 void print_phenomena(const Comparison& c) {
-  size_t first = c.groups.size();
-  for (size_t g = 0; g < c.groups.size() && first == c.groups.size(); ++g)
-    if (c.compared(g)) first = g;
+  std::vector<size_t> compared;
+  for (size_t g = 0; g < c.groups.size(); ++g)
+    if (c.compared(g)) compared.push_back(g);
   fmt::print("{:<28}", "phenomenon");
   for (const auto& g : c.groups) fmt::print(" {:>16}", g);
-  if (first < c.groups.size())
-    fmt::print("   {} − {} [95% CI], Holm p", c.groups[first],
-               c.groups[size_t(c.baseline_of[first])]);
+  for (size_t g : compared)
+    fmt::print("   {:<34}", fmt::format("{} − {}", c.groups[g], c.groups[size_t(c.baseline_of[g])]));
   fmt::print("\n");
-  auto row = [&](const std::string& name, auto stat_of, const Difference* d) {
+  auto row = [&](const std::string& name, auto stat_of, auto diff_of) {
     fmt::print("{:<28}", name);
     for (size_t g = 0; g < c.groups.size(); ++g) {
       const Stat s = stat_of(g);
       fmt::print(" {:>16}", s.n > 1 ? fmt::format("{:.1f} ± {:.1f}", s.mean, s.sd)
                                     : fmt::format("{:.1f}", s.mean));
     }
-    if (d)
-      fmt::print("   {:+.1f}{}{}{}", d->diff,
-                 d->has_ci ? fmt::format(" [{:+.1f}, {:+.1f}]", d->lo, d->hi) : "",
-                 d->p_adj >= 0 ? fmt::format(", p {:.3f}", d->p_adj) : ", p n/a",
-                 d->resolved ? " *" : "");
+    for (size_t g : compared) {
+      const Difference& d = diff_of(g);
+      fmt::print("   {:<34}",
+                 d.test == SeedTest::none
+                     ? fmt::format("{:+.1f} exploratory", d.diff)
+                     : fmt::format("{:+.1f}{}{}{}", d.diff,
+                                   d.has_ci ? fmt::format(" [{:+.1f}, {:+.1f}]", d.lo, d.hi) : "",
+                                   d.p_adj >= 0 ? fmt::format(", p {:.3f}", d.p_adj) : ", p n/a",
+                                   d.resolved ? " *" : ""));
+    }
     fmt::print("\n");
   };
-  const bool any = first < c.groups.size();
   for (const auto& ph : c.phenomena)
     row(ph, [&](size_t g) { return c.phenomenon[g].at(ph); },
-        any ? &c.phenomenon_diff[first].at(ph) : nullptr);
-  row("overall", [&](size_t g) { return c.overall[g]; }, any ? &c.overall_diff[first] : nullptr);
-  if (any)
-    fmt::print("(* resolved: Holm-corrected Welch p < 0.05 over seeds and the interval excludes 0; "
-               "p n/a below 2 seeds per group)\n");
+        [&](size_t g) -> const Difference& { return c.phenomenon_diff[g].at(ph); });
+  row("overall", [&](size_t g) { return c.overall[g]; },
+      [&](size_t g) -> const Difference& { return c.overall_diff[g]; });
+  if (!compared.empty())
+    fmt::print("(95% t intervals over seeds, paired by seed where the runs are, else Welch; "
+               "p Holm-corrected over the phenomena; * resolved: p < 0.05 and the interval "
+               "excludes 0; exploratory: fewer than {} seeds in a group, nothing tested)\n",
+               kMinSeedsForClaims);
 }
 
 namespace {

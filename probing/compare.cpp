@@ -96,6 +96,10 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
   return runs;
 }
 
+std::string seed_test_name(SeedTest t) {
+  return t == SeedTest::paired ? "paired t" : t == SeedTest::welch ? "Welch t" : "none";
+}
+
 namespace {
 
 // Mean ± sd of the values; no values: mean NaN (shown as "—", never as 0).
@@ -256,19 +260,15 @@ Replicates bootstrap_diffs(const std::vector<std::string>& paradigms,
   return reps;
 }
 
-// The 2.5th and 97.5th percentiles of the replicates; without replicates (no pair outcomes),
-// Welch's t interval over seeds where seed_test could compute one, else none.
-void set_interval(Difference& d, const std::vector<double>& r) {
-  if (!std::isfinite(d.diff)) return;  // a side without values: nothing to compare
-  if (r.empty()) {
-    d.has_ci = d.seed_interval = d.lo != d.hi;
-    return;
-  }
+// The secondary interval: the 2.5th and 97.5th percentiles of the bootstrap replicates (none
+// without pair outcomes).
+void set_bootstrap(Difference& d, const std::vector<double>& r) {
+  if (!std::isfinite(d.diff) || r.empty()) return;
   std::vector<double> s = r;
   std::sort(s.begin(), s.end());
-  d.lo = s[size_t(0.025 * (s.size() - 1))];
-  d.hi = s[size_t(0.975 * (s.size() - 1))];
-  d.has_ci = true;
+  d.boot_lo = s[size_t(0.025 * (s.size() - 1))];
+  d.boot_hi = s[size_t(0.975 * (s.size() - 1))];
+  d.has_boot = true;
 }
 
 // Replicates of a mean over paradigms `ps`: per replicate k, mean_p reps[p][k].
@@ -282,9 +282,32 @@ std::vector<double> mean_replicates(const Replicates& reps, const std::vector<st
   return r;
 }
 
-// Welch's test of group B against A on per-run values, and the difference of means.
+// The settings that fix a run's data order (run.json, as probe copied them into "training").
+constexpr const char* kDataOrderSettings[] = {
+    "--corpus (sha256)", "--tokenizer (sha256)", "--seed", "--steps", "--batch-size",
+    "--mask-patterns", "--hf-masking", "--mask-prob", "--bucket-batches", "--strict",
+    "--dev-fraction", "--dev-seed"};
+
+// Whether A and B pair by seed: the same seeds, and for each seed the same data-order settings
+// recorded in both results (results without them cannot show it: not paired).
+bool paired_by_seed(const std::vector<const RunResult*>& A, const std::vector<const RunResult*>& B) {
+  if (A.size() != B.size() || A.empty()) return false;
+  for (size_t i = 0; i < A.size(); ++i) {  // both sorted by seed
+    if (A[i]->seed != B[i]->seed) return false;
+    const nlohmann::json ta = A[i]->header.value("training", nlohmann::json());
+    const nlohmann::json tb = B[i]->header.value("training", nlohmann::json());
+    if (!ta.is_object() || !tb.is_object()) return false;
+    for (const char* k : kDataOrderSettings)
+      if (ta.value(k, nlohmann::json()) != tb.value(k, nlohmann::json())) return false;
+  }
+  return true;
+}
+
+// Group B against A on per-run values: the difference of means and, with at least
+// kMinSeedsForClaims runs on each side, the paired t test (runs paired by seed) or Welch's, with
+// its interval and minimum detectable difference.
 Difference seed_test(const std::vector<const RunResult*>& A, const std::vector<const RunResult*>& B,
-                     const std::function<double(const RunResult&)>& value) {
+                     const std::function<double(const RunResult&)>& value, bool paired) {
   std::vector<double> a, b;  // runs without the paradigm or phenomenon (NaN) are left out
   for (auto* r : A)
     if (const double v = value(*r); std::isfinite(v)) a.push_back(v);
@@ -292,13 +315,24 @@ Difference seed_test(const std::vector<const RunResult*>& A, const std::vector<c
     if (const double v = value(*r); std::isfinite(v)) b.push_back(v);
   Difference d;
   d.diff = stat_of(b).mean - stat_of(a).mean;  // NaN when a side has no value: no difference
-  if (a.empty() || b.empty()) return d;
-  const WelchTest w = welch_t_test(a, b);
-  d.p = w.p;
-  if (w.se > 0) {  // the seed-level interval, used where no pair outcomes can be bootstrapped
-    const double half = student_t_quantile(0.05, w.df) * w.se;
-    d.lo = d.diff - half, d.hi = d.diff + half;
+  if (a.size() < size_t(kMinSeedsForClaims) || b.size() < size_t(kMinSeedsForClaims)) return d;
+  if (paired && a.size() == A.size() && b.size() == B.size()) {
+    const PairedTest t = paired_t_test(a, b);
+    d.test = SeedTest::paired, d.n = t.n, d.df = t.df, d.se = t.se, d.p = t.p;
+    d.lo = t.lo, d.hi = t.hi;
+  } else {
+    const WelchTest w = welch_t_test(a, b);
+    d.test = SeedTest::welch, d.n = int(std::min(a.size(), b.size())), d.df = w.df, d.se = w.se;
+    d.p = w.p;
+    if (w.se > 0) {
+      const double half = student_t_quantile(0.05, w.df) * w.se;
+      d.lo = d.diff - half, d.hi = d.diff + half;
+    } else {
+      d.lo = d.hi = d.diff;
+    }
   }
+  d.has_ci = d.p >= 0;
+  d.mde = minimum_detectable_difference(d.se, d.df);
   return d;
 }
 
@@ -329,32 +363,35 @@ std::vector<std::string> shared_paradigms(const std::vector<std::string>& paradi
 }
 
 // Group g minus its baseline group: per paradigm, per phenomenon (per-run phenomenon means) and
-// overall, each with Welch's test over the runs and a bootstrap interval when pair-level.
+// overall, each with the seed-level test and, when pair-level, a bootstrap interval.
 void baseline_differences(Comparison& c, const Members& members, size_t g, int bootstrap,
                           Sampler& uniform_int) {
   const auto& A = members[size_t(c.baseline_of[g])];
   const auto& B = members[g];
+  const bool by_seed = paired_by_seed(A, B);
+  c.paired[g] = by_seed;
   const std::vector<std::string> shared = shared_paradigms(c.paradigms, A, B);
-  const bool paired = !shared.empty() && pair_level(shared, A, B);
+  const bool pairs = !shared.empty() && pair_level(shared, A, B);
   Replicates reps;
-  if (paired) reps = bootstrap_diffs(shared, A, B, bootstrap, uniform_int);
+  if (pairs) reps = bootstrap_diffs(shared, A, B, bootstrap, uniform_int);
   for (const auto& p : c.paradigms) {
     Difference d = seed_test(A, B, [&](const RunResult& r) {
       return r.accuracy.count(p) ? r.accuracy.at(p) : std::nan("");
-    });
-    set_interval(d, reps[p]);
+    }, by_seed);
+    set_bootstrap(d, reps[p]);
     c.paradigm_diff[g][p] = d;
   }
   for (const auto& ph : c.phenomena) {
     std::vector<std::string> ps;  // its paradigms that both sides have
     for (const auto& p : shared)
       if (c.phenomenon_of[p] == ph) ps.push_back(p);
-    Difference d = seed_test(A, B, [&](const RunResult& r) { return phenomenon_accuracy(r, ph); });
-    set_interval(d, mean_replicates(reps, ps, paired && !ps.empty() ? size_t(bootstrap) : 0));
+    Difference d = seed_test(A, B, [&](const RunResult& r) { return phenomenon_accuracy(r, ph); },
+                             by_seed);
+    set_bootstrap(d, mean_replicates(reps, ps, pairs && !ps.empty() ? size_t(bootstrap) : 0));
     c.phenomenon_diff[g][ph] = d;
   }
-  Difference d = seed_test(A, B, overall_accuracy);
-  set_interval(d, mean_replicates(reps, shared, paired ? size_t(bootstrap) : 0));
+  Difference d = seed_test(A, B, overall_accuracy, by_seed);
+  set_bootstrap(d, mean_replicates(reps, shared, pairs ? size_t(bootstrap) : 0));
   d.p_adj = d.p;  // one test
   d.resolved = d.p >= 0 && d.p < kAlpha && d.has_ci && (d.lo > 0 || d.hi < 0);
   c.overall_diff[g] = d;
@@ -377,6 +414,7 @@ Comparison compare_runs(std::vector<RunResult> runs, int bootstrap, uint64_t see
   }
   const Members members = group_members(c, runs);
   for (const auto& m : members) c.seeds.push_back(int(m.size()));
+  c.paired.assign(members.size(), false);
   group_stats(c, members);
   const size_t G = c.groups.size();
   c.paradigm_diff.resize(G), c.phenomenon_diff.resize(G), c.overall_diff.resize(G);

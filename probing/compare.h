@@ -1,13 +1,17 @@
 // Comparing probe results across attention functions: per paradigm and phenomenon the mean ± sd
 // over seeds per group, and each group's difference to the baseline group of its stratum (the
-// same method, size, steps and suite: results of different ones are never subtracted) with
-//   - a 95% bootstrap interval resampling seeds and pairs (with one seed per group it resamples
-//     pairs only: seed variance is then not estimated); results without pair outcomes get
-//     Welch's t interval over seeds instead (at least 2 seeds per group),
-//   - Welch's t-test on the per-seed accuracies (the seed is the unit of replication; at least
-//     2 seeds per group), Holm-corrected over the paradigms (and, separately, the phenomena) of
-//     each comparison,
-//   - "resolved" only when the corrected p < 0.05 and the interval excludes 0.
+// same method, size, steps and suite: results of different ones are never subtracted). The seed
+// is the unit of replication:
+//   - runs of the two groups are paired when they have the same seeds and each seed's runs the
+//     same data-order settings (corpus, tokenizer, seed, batching, masking, dev split, steps: the
+//     run.json settings probe copied into the result); then the paired t test on the per-seed
+//     differences, else Welch's t test; its 95% t interval is the difference's interval;
+//   - with fewer than kMinSeedsForClaims seeds in either group nothing is tested: "exploratory";
+//   - p is Holm-corrected over the paradigms (and, separately, the phenomena) of each comparison;
+//     "resolved" only when the corrected p < 0.05 and the interval excludes 0;
+//   - every test carries the minimum detectable difference at 80% power (its n and df, from the
+//     noncentral t): an estimate, since its standard error comes from the same few seeds;
+//   - a secondary 95% bootstrap interval resamples seeds and pairs (pairs only with one seed).
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -44,13 +48,22 @@ struct Stat {
   double mean = 0, sd = 0;
   int n = 0;
 };
+inline constexpr int kMinSeedsForClaims = 3;  // per group; below: exploratory, no test
+
+enum class SeedTest { none, paired, welch };
+std::string seed_test_name(SeedTest t);  // "paired t", "Welch t", "none"
+
 struct Difference {
-  double diff = 0, lo = 0, hi = 0;  // group - baseline, 95% interval
+  double diff = 0, lo = 0, hi = 0;  // group - baseline, 95% t interval of `test`
   bool has_ci = false;
-  bool seed_interval = false;  // the interval is Welch's t interval over seeds (no pair outcomes
-                               // to bootstrap), not the bootstrap's
-  double p = -1, p_adj = -1;  // Welch's t-test on per-seed values, Holm-corrected (-1: none)
-  bool resolved = false;      // p_adj < kAlpha and the interval excludes 0
+  SeedTest test = SeedTest::none;
+  int n = 0;                    // seeds: pairs (paired) or the smaller group (Welch)
+  double df = 0, se = 0;
+  double mde = NAN;             // minimum detectable difference, 80% power (an estimate)
+  double p = -1, p_adj = -1;    // the test's two-sided p, Holm-corrected (-1: none)
+  bool resolved = false;        // p_adj < kAlpha and the interval excludes 0
+  double boot_lo = 0, boot_hi = 0;  // secondary: 95% bootstrap interval (seeds and pairs)
+  bool has_boot = false;
 };
 
 struct Comparison {
@@ -58,6 +71,7 @@ struct Comparison {
   std::vector<std::string> groups;  // baseline groups first, then in file order
   std::vector<std::string> labels, strata;  // [group]
   std::vector<int> seeds;                   // [group] number of runs
+  std::vector<bool> paired;                 // [group] paired by seed with its baseline group
   std::vector<int> baseline_of;  // [group] the group it is compared with; -1: none (a baseline,
                                  // or no baseline in its stratum)
   std::vector<std::string> paradigms, phenomena;

@@ -30,25 +30,35 @@ std::string p_str(double p) {
   return p < 1e-4 ? "<1e-4" : fmt::format("{:.3f}", p);
 }
 // "+1.2 [-0.5, +2.9], p 0.310", bold with "resolved" when the corrected test and the interval
-// agree.
+// agree; "(Holm)" when the interval excludes 0 but the corrected p does not reach 0.05;
+// "exploratory" without a test.
 std::string diff_str(const Difference& d) {
   if (!std::isfinite(d.diff)) return "—";  // a side without values
+  if (d.test == SeedTest::none) return fmt::format("{:+.1f} (exploratory)", d.diff);
   std::string s = d.has_ci ? fmt::format("{:+.1f} [{:+.1f}, {:+.1f}]", d.diff, d.lo, d.hi)
                            : fmt::format("{:+.1f}", d.diff);
   s += ", p " + p_str(d.p_adj);
-  return d.resolved ? "**" + s + " resolved**" : s;
+  if (d.resolved) return "**" + s + " resolved**";
+  if (d.has_ci && (d.lo > 0 || d.hi < 0)) s += " (Holm)";
+  return s;
 }
 
-// What the interval of group g's comparison rests on.
+std::string boot_str(const Difference& d) {
+  return d.has_boot ? fmt::format("[{:+.1f}, {:+.1f}]", d.boot_lo, d.boot_hi) : "—";
+}
+
+// What the comparison of group g rests on: its test, seeds and degrees of freedom.
 std::string interval_basis(const Comparison& c, size_t g) {
-  const int n = std::min(c.seeds[g], c.seeds[size_t(c.baseline_of[g])]);
-  if (c.overall_diff[g].seed_interval)
-    return fmt::format("seeds only: Welch's t interval ({} runs per group; the results have no "
-                       "pair outcomes to bootstrap)", n);
-  if (!c.overall_diff[g].has_ci) return "none (no pair outcomes, fewer than 2 seeds)";
-  if (n <= 1) return "pairs only (1 seed: seed variance not estimated)";
-  if (n == 2) return "seeds and pairs (rests on two runs per group)";
-  return fmt::format("seeds and pairs ({} runs per group)", n);
+  const int a = c.seeds[size_t(c.baseline_of[g])], b = c.seeds[g];
+  const Difference& o = c.overall_diff[g];
+  if (o.test == SeedTest::none)
+    return fmt::format("exploratory: {} against {} seeds, fewer than {} in a group, nothing tested",
+                       b, a, kMinSeedsForClaims);
+  if (o.test == SeedTest::paired)
+    return fmt::format("paired t over {} seeds ({} df)", o.n, fmt::format("{:g}", o.df));
+  return fmt::format("Welch t, {} against {} seeds ({:.1f} df; not paired by seed{})", b, a, o.df,
+                     c.runs.empty() || c.runs[0].header.contains("training")
+                         ? "" : ": the results do not record the runs' settings");
 }
 
 std::string column_title(const Comparison& c, size_t g) {
@@ -59,24 +69,47 @@ std::string md_method(const Comparison& c) {
   return fmt::format(
       "Accuracy in percent, mean ± sd over seeds. Each group is compared with the **{0}** group "
       "of its stratum (the same method, size, steps, suite and pairs per paradigm; results of "
-      "different ones are never subtracted). A difference cell shows the group minus {0} with a "
-      "95% bootstrap interval (resampling seeds and pairs; with one seed per group pairs only, so "
-      "seed variance is not estimated; for results without pair outcomes Welch's t interval over "
-      "seeds) and the p-value of Welch's t-test on the per-seed "
-      "accuracies (per-seed phenomenon means for phenomena), Holm-corrected over the {1} "
-      "paradigms and, separately, the {2} phenomena of each comparison. The test needs at least "
-      "{3} seeds per group; below that p is n/a. A difference is **resolved** only when the "
-      "corrected p < {4} and the interval excludes 0; everything else is unresolved.\n",
-      c.baseline, c.paradigms.size(), c.phenomena.size(), kMinSeedsForTest, kAlpha);
+      "different ones are never subtracted). The seed is the unit of replication: runs of two "
+      "groups with the same seeds and, per seed, the same data-order settings (corpus, "
+      "tokenizer, batching, masking, dev split, steps; recorded from each run's run.json) are "
+      "paired by seed and compared by the paired t test on the per-seed differences; otherwise "
+      "by Welch's t test. A difference cell shows the group minus {0} with that test's 95% t "
+      "interval and its p-value Holm-corrected over the {1} paradigms and, separately, the {2} "
+      "phenomena of each comparison (the overall row is one test). With fewer than {3} seeds in "
+      "a group nothing is tested (\"exploratory\"). A difference is **resolved** only when the "
+      "corrected p < {4} and the interval excludes 0; \"(Holm)\" marks an interval that excludes "
+      "0 while the corrected p does not reach {4} (the interval is not corrected for the many "
+      "comparisons). An unresolved difference is not evidence of no difference: the summary "
+      "gives the smallest difference each test could have detected with 80% power (two-sided "
+      "5%, from the noncentral t with the test's df; an estimate, since its standard error comes "
+      "from the same few seeds). The 95% bootstrap interval resampling seeds and pairs is "
+      "secondary (its own column; with few seeds it is narrower than the t interval because it "
+      "cannot see seed variance it did not sample).\n",
+      c.baseline, c.paradigms.size(), c.phenomena.size(), kMinSeedsForClaims, kAlpha);
 }
 
-// Which phenomena differ (resolved), in which direction and by how much.
+// The |t| a name's test needs to survive Holm's first step over m tests at df: beyond it nothing
+// can be resolved, whatever the data.
+double holm_first_step_t(size_t m, double df) {
+  return m > 0 && df > 0 ? student_t_quantile(kAlpha / double(m), df) : NAN;
+}
+
+// Per comparison: the overall difference, what its interval excludes, its detectable difference,
+// and which phenomena differ (resolved).
 std::string md_summary(const Comparison& c) {
   std::string md = "## Summary\n\n";
   bool any_comparison = false;
   for (size_t g = 0; g < c.groups.size(); ++g) {
     if (!c.compared(g)) continue;
     any_comparison = true;
+    const Difference& o = c.overall_diff[g];
+    if (o.test == SeedTest::none) {
+      md += fmt::format("- **{}**: overall {:+.1f}{}; {}. Differences are shown for orientation "
+                        "only.\n", column_title(c, g), o.diff,
+                        o.has_boot ? fmt::format(" (bootstrap {})", boot_str(o)) : "",
+                        interval_basis(c, g));
+      continue;
+    }
     std::vector<std::string> found;
     for (const auto& ph : c.phenomena) {
       const Difference& d = c.phenomenon_diff[g].at(ph);
@@ -85,16 +118,22 @@ std::string md_summary(const Comparison& c) {
                                     d.diff > 0 ? "higher" : "lower", std::abs(d.diff), d.lo,
                                     d.hi, p_str(d.p_adj)));
     }
-    const Difference& o = c.overall_diff[g];
-    md += fmt::format("- **{}**: overall {:+.1f}{} (p {}{}); ", column_title(c, g), o.diff,
-                      o.has_ci ? fmt::format(" [{:+.1f}, {:+.1f}]", o.lo, o.hi) : "",
-                      p_str(o.p_adj), o.resolved ? ", resolved" : "");
+    md += fmt::format("- **{}**: overall {:+.1f} [{:+.1f}, {:+.1f}] ({}, p {}{}). ",
+                      column_title(c, g), o.diff, o.lo, o.hi, interval_basis(c, g), p_str(o.p_adj),
+                      o.resolved ? ", resolved" : "");
+    if (!o.resolved)
+      md += fmt::format("The interval excludes differences below {:+.1f} and above {:+.1f} points; "
+                        "the smallest difference this test could have detected with 80% power is "
+                        "about {:.1f} points (an estimate). ", o.lo, o.hi, o.mde);
+    const double t_ph = holm_first_step_t(c.phenomena.size(), o.df);
+    const double t_pa = holm_first_step_t(c.paradigms.size(), o.df);
     if (found.empty())
-      md += fmt::format("no phenomenon differs resolvably ({} seeds against {}; interval: {}).\n",
-                        c.seeds[g], c.seeds[size_t(c.baseline_of[g])], interval_basis(c, g));
+      md += fmt::format("No phenomenon differs resolvably; with {:g} df a phenomenon needs |t| > "
+                        "{:.1f} after Holm over {} phenomena, a paradigm |t| > {:.1f} over {} "
+                        "paradigms{}.\n", o.df, t_ph, c.phenomena.size(), t_pa, c.paradigms.size(),
+                        t_pa > 10 ? ": per-paradigm tests cannot resolve much with these seeds" : "");
     else
-      md += fmt::format("resolved: {}; every other phenomenon unresolved (interval: {}).\n",
-                        fmt::join(found, "; "), interval_basis(c, g));
+      md += fmt::format("Resolved: {}; every other phenomenon unresolved.\n", fmt::join(found, "; "));
   }
   if (!any_comparison)
     md += fmt::format("No group has a **{}** group in its stratum to be compared with.\n",
@@ -157,14 +196,16 @@ std::string csv_line(const Comparison& c, size_t g, const std::string& level,
   std::string line = fmt::format("{},{},{},{},{},{:.4f},{:.4f},{}", level, csv_quote(name),
                                  csv_quote(c.groups[g]), csv_quote(c.labels[g]),
                                  csv_quote(c.strata[g]), s.mean, s.sd, s.n);
-  if (!d) return line + ",,,,,,,,\n";
+  if (!d) return line + ",,,,,,,,,,,,,\n";
   auto num = [](double v, bool has) { return has ? fmt::format("{:.6g}", v) : std::string(); };
-  return line + fmt::format(",{},{},{},{},{},{},{},{}\n",
+  return line + fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                             csv_quote(c.groups[size_t(c.baseline_of[g])]),
                             num(d->diff, std::isfinite(d->diff)), num(d->lo, d->has_ci),
-                            num(d->hi, d->has_ci), num(d->p, d->p >= 0),
+                            num(d->hi, d->has_ci), seed_test_name(d->test),
+                            num(d->df, d->test != SeedTest::none), num(d->p, d->p >= 0),
                             num(d->p_adj, d->p_adj >= 0), d->resolved ? "yes" : "no",
-                            csv_quote(interval_basis(c, g)));
+                            num(d->mde, std::isfinite(d->mde)), num(d->boot_lo, d->has_boot),
+                            num(d->boot_hi, d->has_boot), csv_quote(interval_basis(c, g)));
 }
 
 // CSV rows of one level: per name and group mean, sd, runs; for compared groups the baseline,
@@ -182,7 +223,7 @@ std::string csv_rows(const Comparison& c, const std::string& level,
 std::string report_csv(const Comparison& c) {
   std::string csv =
       "level,name,group,label,stratum,mean,sd,runs,baseline,diff_vs_baseline,ci_low,ci_high,"
-      "welch_p,holm_p,resolved,interval_basis\n";
+      "test,df,p,holm_p,resolved,mde_80,bootstrap_low,bootstrap_high,basis\n";
   csv += csv_rows(c, "phenomenon", c.phenomena, c.phenomenon, c.phenomenon_diff);
   csv += csv_rows(c, "paradigm", c.paradigms, c.paradigm, c.paradigm_diff);
   for (size_t g = 0; g < c.groups.size(); ++g)
@@ -198,7 +239,7 @@ std::string report_csv(const Comparison& c) {
                                {"masking", s.masking}, {"corpus", s.corpus}, {"method", s.method},
                                {"tie_rule", s.tie_rule}, {"suite", s.suite},
                                {"pairs_per_paradigm", s.pairs}})
-      csv += fmt::format("setting,{},{},{},{},,,{},,,,,,,,{}\n", csv_quote(k),
+      csv += fmt::format("setting,{},{},{},{},,,{},,,,,,,,,,,,{}\n", csv_quote(k),
                          csv_quote(c.groups[g]), csv_quote(c.labels[g]), csv_quote(c.strata[g]),
                          c.seeds[g], csv_quote(v));
   }
@@ -246,6 +287,8 @@ std::string md_table(const Comparison& c, const std::string& title, const char* 
   for (const auto& g : c.groups) md += " | " + g, ++columns;
   for (size_t g = 0; g < c.groups.size(); ++g)
     if (c.compared(g)) md += " | " + column_title(c, g), ++columns;
+  for (size_t g = 0; g < c.groups.size(); ++g)
+    if (c.compared(g)) md += " | bootstrap 95% (seeds and pairs), " + column_title(c, g), ++columns;
   md += " |\n";
   for (int i = 0; i < columns; ++i) md += "|---";
   md += "|\n";
@@ -254,6 +297,8 @@ std::string md_table(const Comparison& c, const std::string& title, const char* 
     for (size_t g = 0; g < c.groups.size(); ++g) md += " | " + pm(stats[g].at(n));
     for (size_t g = 0; g < c.groups.size(); ++g)
       if (c.compared(g)) md += " | " + diff_str(diffs[g].at(n));
+    for (size_t g = 0; g < c.groups.size(); ++g)
+      if (c.compared(g)) md += " | " + boot_str(diffs[g].at(n));
     md += " |\n";
   }
   return md;
@@ -268,6 +313,8 @@ std::string report_md(const Comparison& c, const std::vector<std::string>& chart
   for (size_t g = 0; g < c.groups.size(); ++g) md += " | **" + pm(c.overall[g]) + "**";
   for (size_t g = 0; g < c.groups.size(); ++g)
     if (c.compared(g)) md += " | " + diff_str(c.overall_diff[g]);
+  for (size_t g = 0; g < c.groups.size(); ++g)
+    if (c.compared(g)) md += " | " + boot_str(c.overall_diff[g]);
   md += " |\n";
   md += md_table(c, "Paradigms", "paradigm", c.paradigms, c.paradigm, c.paradigm_diff);
   md += "\n## Charts\n\n";

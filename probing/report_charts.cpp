@@ -32,21 +32,18 @@ std::string bars_svg(const Comparison& c, const std::string& title,
 std::string differences_svg(const Comparison& c) {
   DifferenceChart d;
   d.title = "Difference to " + c.baseline + " per phenomenon (points)";
-  bool seed_only = false;
-  for (size_t g = 0; g < c.groups.size(); ++g)
-    seed_only |= c.compared(g) && c.overall_diff[g].seed_interval;
-  d.note = std::string("whiskers: 95% ") +
-           (seed_only ? "Welch t interval over seeds" : "bootstrap interval (seeds and pairs)") +
-           "; filled: resolved (Holm-corrected Welch p < 0.05 and the interval excludes 0); "
-           "hollow: unresolved";
+  d.note = "whiskers: 95% t interval over seeds (paired by seed, else Welch); filled: resolved "
+           "(Holm-corrected p < 0.05 and the interval excludes 0); hollow: unresolved or untested";
   d.categories = c.phenomena;
+  d.categories.push_back("overall");
   for (size_t g = 0; g < c.groups.size(); ++g) {
     if (!c.compared(g)) continue;
     d.groups.push_back(c.groups[g] + " − " + c.groups[size_t(c.baseline_of[g])]);
     d.diff.emplace_back(), d.lo.emplace_back(), d.hi.emplace_back();
     d.has_ci.emplace_back(), d.resolved.emplace_back();
-    for (const auto& ph : c.phenomena) {
-      const Difference& x = c.phenomenon_diff[g].at(ph);
+    for (const auto& ph : d.categories) {
+      const Difference& x = ph == "overall" && !c.phenomenon_diff[g].count(ph)
+                                ? c.overall_diff[g] : c.phenomenon_diff[g].at(ph);
       d.diff.back().push_back(x.diff);
       d.lo.back().push_back(x.lo);
       d.hi.back().push_back(x.hi);

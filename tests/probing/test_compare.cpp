@@ -1,6 +1,7 @@
 // compare: statistics on synthetic results with known answers (Welch's test over seeds, Holm's
 // correction, strata that are never subtracted across); the SVG charts render in Chromium.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 // A run whose paradigm "agr-x" has `correct` of 100 pairs right (the first ones), "bind-y" 50.
 fs::path write_run(const fs::path& dir, const std::string& label, int seed, int correct,
-                   const std::string& method = "holistic") {
+                   const std::string& method = "holistic", bool with_training = false) {
   Suite s;
   s.paradigms = {"agr-x", "bind-y"};
   std::vector<double> good, bad;
@@ -40,10 +41,24 @@ fs::path write_run(const fs::path& dir, const std::string& label, int seed, int 
   }
   const auto sum = summarize(s, good, bad, Method::holistic, TieRule::half);
   const fs::path f = dir / (label + "-" + method + "-" + std::to_string(seed) + ".json");
-  write_probe_results(f, {{"model", "m"}, {"config", {{"label", label}, {"seed", seed}, {"steps", 10}}},
-                          {"method", method}, {"tie_rule", "half"}},
-                      sum);
+  nlohmann::json header{{"model", "m"}, {"config", {{"label", label}, {"seed", seed}, {"steps", 10}}},
+                        {"method", method}, {"tie_rule", "half"}};
+  if (with_training)  // the run.json settings probe copies: the same data order for every label
+    header["training"] = {{"--corpus (sha256)", "c0ffee"}, {"--seed", seed}, {"--steps", 10},
+                          {"--batch-size", 16}, {"--attention", label}};
+  write_probe_results(f, header, sum);
   return f;
+}
+
+// Like write_groups, with the runs' training settings recorded (pairable by seed).
+std::vector<fs::path> write_paired_groups(const fs::path& dir, const std::vector<int>& softmax,
+                                          const std::vector<int>& ssa) {
+  std::vector<fs::path> files;
+  for (size_t k = 0; k < softmax.size(); ++k) {
+    files.push_back(write_run(dir, "softmax", int(k) + 1, softmax[k], "holistic", true));
+    files.push_back(write_run(dir, "ssa", int(k) + 1, ssa[k], "holistic", true));
+  }
+  return files;
 }
 
 // A softmax and an ssa run per seed k (1-based): softmax[k-1] and ssa[k-1] pairs of agr-x right.
@@ -114,9 +129,13 @@ TEST_CASE("compare: means, sd, difference with interval, Welch's test over seeds
   const Difference& d_agr = c.paradigm_diff[1].at("agr-x");
   CHECK(d_agr.diff == doctest::Approx(10.0));
   CHECK(d_agr.has_ci);
-  CHECK(d_agr.lo < 10.0);
-  CHECK(d_agr.hi > 10.0);
+  CHECK(d_agr.test == SeedTest::welch);  // the results record no training settings: not paired
+  CHECK_FALSE(c.paired[1]);
+  CHECK(d_agr.lo == doctest::Approx(10 - 2.776445 * std::sqrt(8.0 / 3)).epsilon(1e-5));
   CHECK(d_agr.lo > 0.0);
+  CHECK(d_agr.has_boot);  // the secondary bootstrap interval
+  CHECK(d_agr.boot_lo < 10.0);
+  CHECK(d_agr.boot_hi > 10.0);
   // Welch: t = 10 / sqrt(4/3 + 4/3), df = 4; Holm over the 2 paradigms (bind-y: p = 1)
   const double p = t4_p(10 / std::sqrt(8.0 / 3));
   CHECK(d_agr.p == doctest::Approx(p).epsilon(1e-8));
@@ -131,7 +150,7 @@ TEST_CASE("compare: means, sd, difference with interval, Welch's test over seeds
   const std::string md = read_file(d.path / "report" / "report.md");
   CHECK(md.find("| agr | 62.0 ± 2.0 | 72.0 ± 2.0 | **+10.0 [") != std::string::npos);
   CHECK(md.find("## Summary") < md.find("## Phenomena"));
-  CHECK(md.find("resolved: agr higher by 10.0 points") != std::string::npos);
+  CHECK(md.find("Resolved: agr higher by 10.0 points") != std::string::npos);
   CHECK(md.find("Holm-corrected") != std::string::npos);
   const std::string csv = read_file(d.path / "report" / "report.csv");
   CHECK(csv.find("paradigm,\"agr-x\",\"ssa\",\"ssa\",\"\",72.0000,2.0000,3,\"softmax\",10,") !=
@@ -151,10 +170,53 @@ TEST_CASE("compare: where pooled McNemar overclaims, the seed-level test does no
   const Difference& dd = c.paradigm_diff[1].at("agr-x");
   CHECK(pooled_mcnemar_p(0, 20) < 1e-4);
   CHECK(dd.diff == doctest::Approx(10.0));
-  CHECK(dd.p > 0.3);
+  CHECK(dd.test == SeedTest::none);  // two seeds per group: exploratory, nothing tested
+  CHECK(dd.p == -1);
   CHECK_FALSE(dd.resolved);
   write_report(d.path / "report", c);
-  CHECK(read_file(d.path / "report" / "report.md").find("rests on two runs per group") !=
+  const std::string md = read_file(d.path / "report" / "report.md");
+  CHECK(md.find("exploratory: 2 against 2 seeds, fewer than 3 in a group, nothing tested") !=
+        std::string::npos);
+  CHECK(md.find("+10.0 (exploratory)") != std::string::npos);
+  CHECK(md.find(" resolved**") == std::string::npos);
+}
+
+TEST_CASE("compare: paired by seed, a true 10-point gain with seed sd 5 is resolved; 1 point is not") {
+  // softmax seeds 60, 65, 55 (seed sd 5); ssa the same seeds + 11, 9, 11 on agr-x (bind-y is 50
+  // everywhere), so overall (the mean of the two paradigms) differs by 5.5, 4.5, 5.5.
+  test::TempDir d("paired");
+  const auto files = write_paired_groups(d.path, {60, 65, 55}, {71, 74, 66});
+  const Comparison c = compare_runs(load_runs(files), 200);
+  CHECK(c.paired[1]);
+  const Difference& o = c.overall_diff[1];
+  CHECK(o.test == SeedTest::paired);
+  CHECK(o.n == 3);
+  CHECK(o.df == 2);
+  CHECK(o.diff == doctest::Approx(31.0 / 6));
+  CHECK(o.resolved);
+  // the same numbers unpaired (no training settings recorded): Welch cannot see the pairing
+  const Comparison w = compare_runs(load_runs(write_groups(d.path / "welch", {60, 65, 55},
+                                                           {71, 74, 66})), 200);
+  CHECK(w.overall_diff[1].test == SeedTest::welch);
+  CHECK(w.overall_diff[1].hi - w.overall_diff[1].lo > o.hi - o.lo);
+
+  // A 1-point gain under seed noise of sd 3: differences 3, -2, 1 on agr-x.
+  test::TempDir e("paired-small");
+  const Comparison s = compare_runs(load_runs(write_paired_groups(e.path, {60, 65, 55},
+                                                                  {63, 63, 56})), 200);
+  const Difference& so = s.overall_diff[1];
+  CHECK(so.test == SeedTest::paired);
+  CHECK_FALSE(so.resolved);
+  CHECK(so.lo < 0);
+  CHECK(so.mde > so.hi - so.diff);  // what it could have detected: more than the half-width
+  CHECK(so.mde == doctest::Approx(minimum_detectable_difference(so.se, 2)).epsilon(1e-9));
+  write_report(e.path / "report", s);
+  const std::string md = read_file(e.path / "report" / "report.md");
+  CHECK(md.find("paired t over 3 seeds (2 df)") != std::string::npos);
+  CHECK(md.find(fmt::format("could have detected with 80% power is about {:.1f} points", so.mde)) !=
+        std::string::npos);
+  CHECK(md.find("The interval excludes differences below") != std::string::npos);
+  CHECK(md.find("a phenomenon needs |t| > 6.2 after Holm over 2 phenomena, a paradigm |t| > 6.2") !=
         std::string::npos);
 }
 
@@ -165,14 +227,14 @@ TEST_CASE("compare: results without pair outcomes get Welch's t interval over se
   const Comparison c = compare_runs(load_runs(files), 200);
   const Difference& dd = c.paradigm_diff[1].at("agr-x");
   REQUIRE(dd.has_ci);
-  CHECK(dd.seed_interval);
+  CHECK_FALSE(dd.has_boot);  // no pair outcomes: no bootstrap
   // diff 10, se = sqrt(4/3 + 4/3), df = 4: t_{0.975, 4} = 2.776445
   const double half = 2.776445 * std::sqrt(8.0 / 3);
   CHECK(dd.lo == doctest::Approx(10 - half).epsilon(1e-5));
   CHECK(dd.hi == doctest::Approx(10 + half).epsilon(1e-5));
   CHECK(dd.resolved);
   write_report(d.path / "report", c);
-  CHECK(read_file(d.path / "report" / "report.md").find("seeds only: Welch's t interval") !=
+  CHECK(read_file(d.path / "report" / "report.md").find("Welch t, 3 against 3 seeds (4.0 df") !=
         std::string::npos);
 }
 
@@ -205,13 +267,13 @@ TEST_CASE("compare: one seed per group has no seed-level test and says so") {
   const Comparison c = compare_runs(
       load_runs({write_run(d.path, "softmax", 1, 60), write_run(d.path, "ssa", 1, 80)}), 200);
   const Difference& dd = c.paradigm_diff[1].at("agr-x");
-  CHECK(dd.has_ci);  // pairs resampled
+  CHECK(dd.has_boot);  // pairs resampled (secondary)
+  CHECK_FALSE(dd.has_ci);
   CHECK(dd.p == -1);
   CHECK_FALSE(dd.resolved);
   write_report(d.path / "report", c);
   const std::string md = read_file(d.path / "report" / "report.md");
-  CHECK(md.find("pairs only (1 seed: seed variance not estimated)") != std::string::npos);
-  CHECK(md.find(", p n/a") != std::string::npos);
+  CHECK(md.find("exploratory: 1 against 1 seeds") != std::string::npos);
 }
 
 TEST_CASE("compare: methods are strata, never subtracted across; --baseline picks the label") {
