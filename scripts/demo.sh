@@ -24,6 +24,8 @@ force=()
 echo "demo: corpus $corpus"
 echo "demo: suite  $suite (first $pairs pairs of each paradigm)"
 echo "demo: output $out"
+echo "demo: 2 seeds x $steps steps of the small preset per function: barely trained models, and with 2" \
+  "seeds per function every difference is exploratory (compare tests from 3 seeds on)"
 time "$bin" experiment --corpus "$corpus" --suite "$suite" --attention softmax,ssa --seeds 2 \
   --preset small --steps "$steps" --eval-every 500 --jobs 2 --threads 1 --pairs-per-paradigm "$pairs" \
   --out "$out" "${force[@]}" ||
