@@ -216,6 +216,9 @@ TEST_CASE("compare: paired by seed, a true 10-point gain with seed sd 5 is resol
   CHECK(md.find(fmt::format("could have detected with 80% power is about {:.1f} points", so.mde)) !=
         std::string::npos);
   CHECK(md.find("The interval excludes differences below") != std::string::npos);
+  const std::string findings = read_file(e.path / "report" / "findings.md");
+  CHECK(findings.find(fmt::format("detectable ≈ {:.1f}", so.mde)) != std::string::npos);
+  CHECK(findings.find("paired t over 3 seeds (2 df)") != std::string::npos);
   CHECK(md.find("a phenomenon needs |t| > 6.2 after Holm over 2 phenomena, a paradigm |t| > 6.2") !=
         std::string::npos);
 }
