@@ -44,6 +44,11 @@ std::string diff_str(const Difference& d) {
   return s;
 }
 
+// Degrees of freedom: whole for the paired test, one decimal for Welch's.
+std::string df_str(double df) {
+  return df == std::floor(df) ? fmt::format("{:.0f}", df) : fmt::format("{:.1f}", df);
+}
+
 std::string boot_str(const Difference& d) {
   return d.has_boot ? fmt::format("[{:+.1f}, {:+.1f}]", d.boot_lo, d.boot_hi) : "—";
 }
@@ -56,7 +61,7 @@ std::string interval_basis(const Comparison& c, size_t g) {
     return fmt::format("exploratory: {} against {} seeds, fewer than {} in a group, nothing tested",
                        b, a, kMinSeedsForClaims);
   if (o.test == SeedTest::paired)
-    return fmt::format("paired t over {} seeds ({} df)", o.n, fmt::format("{:g}", o.df));
+    return fmt::format("paired t over {} seeds ({} df)", o.n, df_str(o.df));
   return fmt::format("Welch t, {} against {} seeds ({:.1f} df; not paired by seed{})", b, a, o.df,
                      c.runs.empty() || c.runs[0].header.contains("training")
                          ? "" : ": the results do not record the runs' settings");
@@ -129,9 +134,9 @@ std::string md_summary(const Comparison& c) {
     const double t_ph = holm_first_step_t(c.phenomena.size(), o.df);
     const double t_pa = holm_first_step_t(c.paradigms.size(), o.df);
     if (found.empty())
-      md += fmt::format("No phenomenon differs resolvably; with {:g} df a phenomenon needs |t| > "
+      md += fmt::format("No phenomenon differs resolvably; with {} df a phenomenon needs |t| > "
                         "{:.1f} after Holm over {} phenomena, a paradigm |t| > {:.1f} over {} "
-                        "paradigms{}.\n", o.df, t_ph, c.phenomena.size(), t_pa, c.paradigms.size(),
+                        "paradigms{}.\n", df_str(o.df), t_ph, c.phenomena.size(), t_pa, c.paradigms.size(),
                         t_pa > 10 ? ": per-paradigm tests cannot resolve much with these seeds" : "");
     else
       md += fmt::format("Resolved: {}; every other phenomenon unresolved.\n", fmt::join(found, "; "));
