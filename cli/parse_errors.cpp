@@ -80,6 +80,10 @@ std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& e) 
       return fmt::format("unknown command '{}'{} (see babyberta --help)", arg,
                          near.empty() ? "" : fmt::format("; did you mean '{}'?", near));
     }
+    for (const std::string& arg : app.remaining())  // a flag where a command should be
+      if (arg.rfind("-", 0) == 0)
+        return fmt::format("unknown option {} before a command: flags follow the command "
+                           "(babyberta COMMAND --help); commands: {}", arg, fmt::join(commands, ", "));
     if (dynamic_cast<const CLI::RequiredError*>(&e))
       return fmt::format("a command is required: {} (see babyberta --help)",
                          fmt::join(commands, ", "));

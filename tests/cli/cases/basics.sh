@@ -24,3 +24,6 @@ expect_fail "babyberta frobnicate" "^babyberta: error: unknown command 'frobnica
 expect_fail "babyberta trian suggests train" "unknown command 'trian'; did you mean 'train'\?" \
   "$BB" trian --corpus c.txt
 expect_fail "babyberta alone lists the commands" "a command is required: train, probe, score" "$BB"
+expect_fail "a flag before any command is named as such" \
+  "^babyberta: error: unknown option --bogus before a command: flags follow the command \(babyberta COMMAND --help\); commands: train, probe" \
+  "$BB" --bogus
