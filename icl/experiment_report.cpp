@@ -25,10 +25,10 @@ PairedDifference paired_difference(const std::vector<double>& a, const std::vect
   double ss = 0;
   for (double x : diff) ss += (x - mean) * (x - mean);
   const double se = std::sqrt(ss / double(n - 1) / double(n)), df = double(n - 1);
-  const double t975 = student_t_quantile(0.05, df), t80 = student_t_quantile(0.4, df);
+  const double t975 = student_t_quantile(0.05, df);
   d.tested = true;
   d.lo = mean - t975 * se, d.hi = mean + t975 * se;
-  d.detectable = (t975 + t80) * se;
+  d.detectable = minimum_detectable_difference(se, df);  // 80% power, from the noncentral t
   d.sd = std::sqrt(ss / double(n - 1));
   d.p = se > 0 ? student_t_two_sided_p(mean / se, df) : (mean == 0 ? 1.0 : 0.0);
   d.resolved = d.lo > 0 || d.hi < 0;

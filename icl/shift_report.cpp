@@ -306,25 +306,34 @@ class Writer {
       }
       std::string diff = "";
       if (fn != s_.reference && by_seed.count(s_.reference)) {
-        std::vector<double> a, b;
-        int censored = 0;
+        std::vector<double> a, b;  // pairs where both functions reach the level
+        int one_side = 0, both = 0, pairs = 0;
         for (const auto& [seed, v] : by_seed[fn])
           if (by_seed[s_.reference].count(seed)) {
             const double ref = by_seed[s_.reference][seed];
-            if (!std::isfinite(v) || !std::isfinite(ref)) ++censored;
-            a.push_back(ref), b.push_back(v);
+            ++pairs;
+            if (std::isfinite(v) && std::isfinite(ref)) a.push_back(ref), b.push_back(v);
+            else if (std::isfinite(v) || std::isfinite(ref)) ++one_side;
+            else ++both;
           }
-        const PairedDifference d = paired_difference(a, b);
-        if (censored)
-          diff = fmt::format("not tested: {} of {} pairs never reach the level on the grid", censored, a.size());
-        else if (!d.tested)
-          diff = fmt::format("{:+.2f} ({} paired seeds: exploratory, no test)", d.mean, d.n);
-        else
-          diff = fmt::format("{}{:+.2f} [{:+.2f}, {:+.2f}]{}, p {:.3f}, {} pairs{}",
+        auto tested = [&](const PairedDifference& d) {
+          if (!d.tested) return fmt::format("{:+.2f} ({} paired seeds: exploratory, no test)", d.mean, d.n);
+          return fmt::format("{}{:+.2f} [{:+.2f}, {:+.2f}]{}, p {:.3f}, {} pairs{}",
                              d.resolved ? "**" : "", d.mean, d.lo, d.hi, d.resolved ? "**" : "",
                              d.p, d.n,
                              d.resolved ? std::string()
                                         : fmt::format("; inconclusive, detectable ±{:.2f}", d.detectable));
+        };
+        if (one_side > 0)
+          diff = fmt::format("not tested: in {} of {} pairs one function reaches the level on the "
+                             "grid and the other does not", one_side, pairs);
+        else if (both > 0)  // the rule fixed before the runs: a censored pair means no test
+          diff = fmt::format("not tested (the rule fixed before the runs): in {} of {} pairs neither "
+                             "function reaches the level on the grid; post hoc, without those "
+                             "pairs (a tie beyond the grid): {}", both, pairs,
+                             tested(paired_difference(a, b)));
+        else
+          diff = tested(paired_difference(a, b));
         if (fn == s_.primary) diff += " (primary)";
       }
       md_ += fmt::format("| {} | {} | {} | {} | {} |\n", fn, g.runs.at(fn).size(), cells,

@@ -9,6 +9,7 @@
 #include "icl/eval.h"
 #include "icl/experiment_report.h"
 #include "icl/shift_report.h"
+#include "probing/statistics.h"
 
 namespace icl = bb::icl;
 
@@ -38,9 +39,10 @@ TEST_CASE("paired t test over seeds: a true 10-point difference is resolved, a 1
   CHECK_FALSE(e.resolved);
   CHECK(e.mean == doctest::Approx(4.1 / 3));
   CHECK(e.p > 0.05);
-  // differences 3.5, -2, 2.6: sd 2.95, se 1.70; detectable = (t_0.975 + t_0.8) at 2 df x se
+  // differences 3.5, -2, 2.6: sd 2.95, se 1.70; detectable at 80% power with 2 df
   CHECK(e.sd == doctest::Approx(2.9501).epsilon(1e-3));
-  CHECK(e.detectable == doctest::Approx((4.3027 + 1.0607) * 2.9501 / std::sqrt(3.0)).epsilon(1e-3));
+  CHECK(e.detectable == doctest::Approx(bb::minimum_detectable_difference(2.9501 / std::sqrt(3.0), 2))
+                            .epsilon(1e-3));
   const icl::PairedDifference two = icl::paired_difference({1, 2}, {3, 4});
   CHECK_FALSE(two.tested);  // fewer than kMinSeeds: exploratory
   CHECK(two.p == -1);
