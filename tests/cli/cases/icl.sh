@@ -102,7 +102,7 @@ cp icl-exp/report.md icl-exp-report-first.md
 expect_ok "icl experiment rerun (finished runs skipped)" "$BB" "${E[@]}" --out icl-exp
 check "icl experiment rerun: the same report" cmp -s icl-exp/report.md icl-exp-report-first.md
 expect_fail "icl experiment: another --lr for the same runs fails, naming the run and its log" \
-  "job\(s\) failed: every-full-softmax-seed1 \(exit 1, log: .*exp/logs/every-full-softmax-seed1.log\)" \
+  "job\(s\) failed: (.*; )?every-full-softmax-seed1 \(exit 1, log: .*exp/logs/every-full-softmax-seed1.log\)" \
   "$BB" "${E[@]}" --out icl-exp --lr 1e-3
 expect_fail "icl experiment: a misspelt flag for icl train fails before any run starts" \
   "icl experiment: a flag for icl train: .*--bach" "$BB" "${E[@]}" --out icl-exp2 --bach 3
