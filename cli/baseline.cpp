@@ -97,7 +97,8 @@ void run_baseline(const BaselineArgs& a) {
   // function. --seed defaults to train's, so the counts leave out a default train run's dev set.
   const CorpusOptions opt{.min_words = 3, .max_tokens = preset(TrainArgs{}.preset).max_tokens(),
                           .strict = a.strict};
-  const Normalizer norm = tok ? tok->normalizer() : Normalizer();  // train's: NFKC, lower case
+  // The tokenizer's normalisation, else train's default (NFKC, lower case), as the corpus was read.
+  const Normalizer norm = tok ? tok->normalizer() : Normalizer();
   NgramModel model({.order = a.order, .discount = kDiscount});
   CorpusStats stats;
   int64_t dev = 0;
@@ -110,7 +111,8 @@ void run_baseline(const BaselineArgs& a) {
       for (int j = 1; j + 1 < train.length(i); ++j) storage.push_back(tok->piece(train.seq(i)[j]));
       model.add_sentence(std::vector<std::string_view>(storage.begin(), storage.end()));
     }
-    stats = all.stats, dev = held_out.size();
+    stats = all.stats;
+    dev = held_out.size();
   } else {  // the same utterances as text (with --tokenizer, its max-length filter too)
     const auto lines = read_kept_utterances(a.corpus, tok ? &*tok : nullptr, opt, stats);
     for (int64_t i = 0; i < int64_t(lines.size()); ++i)
