@@ -29,6 +29,31 @@ static std::string utc_now() {
   return buf;
 }
 
+json result_header(const ResultHeader& r) {
+  json files = json::array();
+  for (const SuiteFile& f : r.suite.files) {
+    json file{{"file", f.path.filename().string()}, {"sha256", f.sha256}};
+    if (!f.header.empty()) file["header"] = f.header;
+    files.push_back(std::move(file));
+  }
+  json suites = json::array();
+  for (const fs::path& p : r.suites) suites.push_back(fs::absolute(p).string());
+  return {{"model", r.model},
+          {"config", r.config},
+          {"method", r.method},
+          {"tie_rule", tie_rule_name(r.ties)},
+          {"suite", suites.size() == 1 ? suites[0] : suites},
+          {"pairs_per_paradigm", r.pairs_per_paradigm > 0 ? json(r.pairs_per_paradigm)
+                                                          : json("all")},
+          {"provenance",
+           {{"git_revision", BB_GIT_REVISION},
+            {"suite_files", files},
+            {"threads", r.threads},
+            {"date", utc_now()},
+            {"seconds", r.seconds},
+            {"sentences_per_s", double(r.sentences) / r.seconds}}}};
+}
+
 namespace {
 
 std::vector<fs::path> suite_paths(const ProbeArgs& a) {
@@ -40,12 +65,6 @@ std::vector<fs::path> suite_paths(const ProbeArgs& a) {
 json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, Method method,
                   TieRule ties, const Device device, const Progress& progress, size_t sentences) {
   const Config& c = scorer.config();
-  json files = json::array();
-  for (const SuiteFile& f : suite.files) {
-    json file{{"file", f.path.filename().string()}, {"sha256", f.sha256}};
-    if (!f.header.empty()) file["header"] = f.header;
-    files.push_back(std::move(file));
-  }
   json cfg = to_json(c);
   cfg["label"] = c.label();
   if (auto last = latest_checkpoint(a.model)) {
@@ -53,8 +72,11 @@ json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, 
     cfg["steps"] = ts.step;
     cfg["seed"] = ts.seed;
   }
-  json suites = json::array();
-  for (const fs::path& p : suite_paths(a)) suites.push_back(fs::absolute(p).string());
+  json h = result_header(
+      {.model = fs::absolute(a.model).string(), .config = cfg, .method = method_name(method),
+       .ties = ties, .suites = suite_paths(a), .suite = suite,
+       .pairs_per_paradigm = a.pairs_per_paradigm, .threads = a.threads,
+       .seconds = progress.seconds(), .sentences = sentences});
   // How the model was trained, from its run's run.json (a step directory's run is two levels up):
   // the settings, and the corpus path of the last training session.
   json training = nullptr;
@@ -66,25 +88,12 @@ json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, 
         if (sessions.is_array() && !sessions.empty() && sessions.back().contains("corpus"))
           training["corpus"] = sessions.back()["corpus"];
       }
-  return {{"model", fs::absolute(a.model).string()},
-          {"config", cfg},
-          {"method", method_name(method)},
-          {"reduction", reduction_name(a.reduction.empty() ? default_reduction(method)
-                                                            : parse_reduction(a.reduction))},
-          {"tie_rule", tie_rule_name(ties)},
-          {"suite", suites.size() == 1 ? suites[0] : suites},
-          {"training", training},
-          {"pairs_per_paradigm", a.pairs_per_paradigm > 0 ? json(a.pairs_per_paradigm)
-                                                          : json("all")},
-          {"provenance",
-           {{"git_revision", BB_GIT_REVISION},
-            {"suite_files", files},
-            {"threads", a.threads},
-            {"device", device_label(device)},
-            {"cpu_linear", ops::frozen_linear_backend()},
-            {"date", utc_now()},
-            {"seconds", progress.seconds()},
-            {"sentences_per_s", double(sentences) / progress.seconds()}}}};
+  h["reduction"] = reduction_name(a.reduction.empty() ? default_reduction(method)
+                                                      : parse_reduction(a.reduction));
+  h["training"] = training;
+  h["provenance"]["device"] = device_label(device);
+  h["provenance"]["cpu_linear"] = ops::frozen_linear_backend();
+  return h;
 }
 
 }  // namespace

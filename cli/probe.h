@@ -22,6 +22,23 @@ struct ProbeArgs {
   bool header = false, no_header = false;  // force a TSV/CSV header row either way (default: detect)
 };
 
+// What every probe result's F.json header holds (probe adds the training record and the device):
+// model, config, method, tie_rule, suite, pairs_per_paradigm and the provenance (git revision,
+// suite files with their sha256, threads, date, seconds, sentences per second).
+struct ResultHeader {
+  std::string model;
+  nlohmann::json config;
+  std::string method;
+  TieRule ties;
+  std::vector<std::filesystem::path> suites;  // as given
+  const Suite& suite;
+  int pairs_per_paradigm;  // 0: all
+  int threads;
+  double seconds;
+  size_t sentences;  // scored
+};
+nlohmann::json result_header(const ResultHeader& r);
+
 // Scores, writes OUT (+ .pairs.jsonl) when out is set, and returns the summary.
 ProbeSummary run_probe(const ProbeArgs& a);
 void print_probe_table(const ProbeSummary& s);

@@ -83,6 +83,25 @@ void TokenizedCorpus::push(const std::vector<int32_t>& seq) {
   offsets.push_back(int64_t(ids.size()));
 }
 
+namespace {
+
+// Each normalised line's ids (without <s>, </s>), or nullopt where the line is too long:
+// with <s> and </s> over opt.max_tokens (dropped, never truncated; counted in stats.too_long).
+std::vector<std::optional<std::vector<int32_t>>> encode_fitting(
+    const std::vector<std::string>& lines, const Tokenizer& tok, const CorpusOptions& opt,
+    CorpusStats& stats) {
+  std::vector<std::optional<std::vector<int32_t>>> encoded(lines.size());
+#pragma omp parallel for schedule(dynamic, 1024)  // SentencePiece encodes thread-safely
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::vector<int32_t> ids = tok.encode_normalized(lines[i]);
+    if (int(ids.size()) + 2 <= opt.max_tokens) encoded[i] = std::move(ids);
+  }
+  for (const auto& ids : encoded) stats.too_long += !ids;
+  return encoded;
+}
+
+}  // namespace
+
 TokenizedCorpus load_tokenized_corpus(const fs::path& path, const Tokenizer& tok,
                                       const CorpusOptions& opt, const fs::path& cache) {
   const std::string key = fmt::format("corpus sha256:{} tokenizer {} min_words {} max_tokens {}",
@@ -96,17 +115,11 @@ TokenizedCorpus load_tokenized_corpus(const fs::path& path, const Tokenizer& tok
   }
   TokenizedCorpus out;
   const auto lines = read_corpus_lines(path, opt, tok.normalizer(), out.stats);
-  std::vector<std::vector<int32_t>> encoded(lines.size());  // SentencePiece encodes thread-safely
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (size_t i = 0; i < lines.size(); ++i) encoded[i] = tok.encode_normalized(lines[i]);
   std::vector<int32_t> seq;
-  for (const auto& ids : encoded) {
-    if (int(ids.size()) + 2 > opt.max_tokens) {
-      ++out.stats.too_long;
-      continue;
-    }
+  for (const auto& ids : encode_fitting(lines, tok, opt, out.stats)) {
+    if (!ids) continue;
     seq.assign(1, 3);
-    seq.insert(seq.end(), ids.begin(), ids.end());
+    seq.insert(seq.end(), ids->begin(), ids->end());
     seq.push_back(4);
     out.push(seq);
   }
@@ -116,14 +129,37 @@ TokenizedCorpus load_tokenized_corpus(const fs::path& path, const Tokenizer& tok
   return out;
 }
 
+std::vector<std::string> read_kept_utterances(const fs::path& path, const Tokenizer* tok,
+                                              const CorpusOptions& opt, CorpusStats& stats) {
+  std::vector<std::string> lines =
+      read_corpus_lines(path, opt, tok ? tok->normalizer() : Normalizer(), stats);
+  if (tok) {
+    const auto encoded = encode_fitting(lines, *tok, opt, stats);
+    size_t kept = 0;
+    for (size_t i = 0; i < lines.size(); ++i)
+      if (encoded[i]) {
+        if (kept != i) lines[kept] = std::move(lines[i]);
+        ++kept;
+      }
+    lines.resize(kept);
+  }
+  stats.kept = int64_t(lines.size());
+  BB_CHECK(!lines.empty(), "{}: no usable utterance ({})", path.string(), stats.summary());
+  return lines;
+}
+
+bool is_dev_utterance(int64_t i, double fraction, uint64_t seed) {
+  const Philox rng{stream_key(seed, 0xDE5)};
+  return rng.uniform(0, uint64_t(i)) < fraction;
+}
+
 std::pair<TokenizedCorpus, TokenizedCorpus> split_dev(const TokenizedCorpus& all, double fraction,
                                                       uint64_t seed) {
-  const Philox rng{stream_key(seed, 0xDE5)};
   TokenizedCorpus train, dev;
   std::vector<int32_t> seq;
   for (int64_t i = 0; i < all.size(); ++i) {
     seq.assign(all.seq(i), all.seq(i) + all.length(i));
-    (rng.uniform(0, uint64_t(i)) < fraction ? dev : train).push(seq);
+    (is_dev_utterance(i, fraction, seed) ? dev : train).push(seq);
   }
   train.stats = dev.stats = all.stats;
   return {std::move(train), std::move(dev)};

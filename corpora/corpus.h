@@ -49,8 +49,17 @@ TokenizedCorpus load_tokenized_corpus(const std::filesystem::path& path, const T
                                       const CorpusOptions& opt,
                                       const std::filesystem::path& cache = {});
 
-// Deterministic held-out split: utterance i goes to dev when a hash of (seed, i) falls below
-// `fraction`. Returns (train, dev).
+// The normalised text of the utterances load_tokenized_corpus keeps, in the same order (so that
+// is_dev_utterance splits them the same way): read_corpus_lines, then the same max-length filter
+// with `tok`. Without a tokenizer (nullptr) there is no max-length filter: it counts pieces.
+std::vector<std::string> read_kept_utterances(const std::filesystem::path& path,
+                                              const Tokenizer* tok, const CorpusOptions& opt,
+                                              CorpusStats& stats);
+
+// Deterministic held-out split: utterance i (0-based, among the kept ones) goes to dev when a hash
+// of (seed, i) falls below `fraction`.
+bool is_dev_utterance(int64_t i, double fraction, uint64_t seed);
+// The split of every utterance by is_dev_utterance. Returns (train, dev).
 std::pair<TokenizedCorpus, TokenizedCorpus> split_dev(const TokenizedCorpus& all, double fraction,
                                                       uint64_t seed);
 

@@ -25,7 +25,7 @@ TieRule parse_tie_rule(const std::string& s) {
 std::string tie_rule_name(TieRule t) { return t == TieRule::half ? "half" : "wrong"; }
 
 ProbeSummary summarize(const Suite& suite, const std::vector<double>& good,
-                       const std::vector<double>& bad, Method method, TieRule ties) {
+                       const std::vector<double>& bad, bool higher_wins, TieRule ties) {
   BB_CHECK(good.size() == suite.pairs.size() && bad.size() == suite.pairs.size(),
            "internal: {} pairs but {} / {} scores", suite.pairs.size(), good.size(), bad.size());
   ProbeSummary s;
@@ -38,7 +38,7 @@ ProbeSummary summarize(const Suite& suite, const std::vector<double>& good,
       o = ties == TieRule::half ? 0.5 : 0.0;
       ++tie_count[p.paradigm];
     } else {
-      o = (higher_is_better(method) ? good[i] > bad[i] : good[i] < bad[i]) ? 1.0 : 0.0;
+      o = (higher_wins ? good[i] > bad[i] : good[i] < bad[i]) ? 1.0 : 0.0;
     }
     s.pairs.push_back({p.paradigm, p.index, good[i], bad[i], o, p.good, p.bad});
     per_paradigm[p.paradigm].first += o;

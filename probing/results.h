@@ -33,8 +33,13 @@ struct ProbeSummary {
   double overall = 0, overall_by_phenomenon = 0;
 };
 
+// higher_wins: a pair is right when good's score is the higher one (else the lower one).
 ProbeSummary summarize(const Suite& suite, const std::vector<double>& good,
-                       const std::vector<double>& bad, Method method, TieRule ties);
+                       const std::vector<double>& bad, bool higher_wins, TieRule ties);
+inline ProbeSummary summarize(const Suite& suite, const std::vector<double>& good,
+                              const std::vector<double>& bad, Method method, TieRule ties) {
+  return summarize(suite, good, bad, higher_is_better(method), ties);
+}
 
 // Writes F.json (with `header`: model, config, method, tie_rule, provenance) and F.pairs.jsonl.
 void write_probe_results(const std::filesystem::path& json_path, nlohmann::json header,

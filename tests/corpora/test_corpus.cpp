@@ -53,6 +53,20 @@ TEST_CASE("reader counts kept and dropped lines and names invalid UTF-8 lines") 
   }
   CHECK_THROWS_WITH_AS(load_tokenized_corpus(corpus, tok, {.strict = true}),
                        doctest::Contains("c.txt:4: invalid UTF-8"), Error);
+
+  // The same utterances as text (the n-gram baselines' word unit), by the same filters.
+  CorpusStats stats;
+  const auto text =
+      read_kept_utterances(corpus, &tok, {.min_words = 3, .max_tokens = longest_kept}, stats);
+  CHECK(text == std::vector<std::string>{"the dog sees the ball .", "the babies have some milk ?",
+                                         "you want a cookie"});
+  CHECK(stats.to_json() == c.stats.to_json());
+  for (int64_t i = 0; i < c.size(); ++i)
+    CHECK(std::vector<int32_t>(c.seq(i) + 1, c.seq(i) + c.length(i) - 1) ==
+          tok.encode_normalized(text[size_t(i)]));
+  CorpusStats no_filter;  // without a tokenizer: no max-length filter
+  CHECK(read_kept_utterances(corpus, nullptr, {.min_words = 3}, no_filter).size() == 4);
+  CHECK(no_filter.too_long == 0);
 }
 
 TEST_CASE("empty corpus and corpus without a usable line are errors naming the file") {
@@ -156,4 +170,12 @@ TEST_CASE("dev split is deterministic by seed and close to the requested fractio
   CHECK(dev2.ids == dev.ids);
   const auto [train3, dev3] = split_dev(all, 0.01, 4);
   CHECK(dev3.ids != dev.ids);
+  int64_t held_out = 0;  // split_dev puts utterance i into dev exactly when is_dev_utterance
+  for (int64_t i = 0; i < all.size(); ++i) {
+    if (!is_dev_utterance(i, 0.01, 3)) continue;
+    REQUIRE(held_out < dev.size());
+    CHECK(dev.seq(held_out)[1] == all.seq(i)[1]);
+    ++held_out;
+  }
+  CHECK(held_out == dev.size());
 }
