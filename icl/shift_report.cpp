@@ -64,6 +64,26 @@ Stats stats(const std::vector<double>& v) {
   return s;
 }
 
+// The exact two-sided sign test of b against a over the seeds both have (NaN: beyond the grid,
+// above any finite value; equal values dropped): "k of n pairs higher, p".
+std::string sign_test(const std::map<int, double>& a, const std::map<int, double>& b) {
+  int up = 0, n = 0;
+  for (const auto& [seed, vb] : b) {
+    const auto it = a.find(seed);
+    if (it == a.end()) continue;
+    const double va = it->second;
+    const bool ca = !std::isfinite(va), cb = !std::isfinite(vb);
+    if ((ca && cb) || (!ca && !cb && va == vb)) continue;
+    ++n;
+    up += cb || (!ca && vb > va);
+  }
+  const int k = std::min(up, n - up);
+  double tail = 0;  // P(X <= k), X ~ Binomial(n, 1/2)
+  for (int i = 0; i <= k; ++i) tail += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) -
+                                                std::lgamma(n - i + 1.0) - n * std::log(2.0));
+  return fmt::format("{} of {} pairs higher, sign test p {:.3f}", up, n, std::min(1.0, 2 * tail));
+}
+
 std::vector<RunInfo> read_runs(const fs::path& dir) {
   std::vector<RunInfo> runs;
   BB_CHECK(fs::is_directory(dir), "{}: no runs directory", dir.string());
@@ -325,8 +345,10 @@ class Writer {
                                         : fmt::format("; inconclusive, detectable ±{:.2f}", d.detectable));
         };
         if (one_side > 0)
-          diff = fmt::format("not tested: in {} of {} pairs one function reaches the level on the "
-                             "grid and the other does not", one_side, pairs);
+          diff = fmt::format("not tested (the rule fixed before the runs): in {} of {} pairs one "
+                             "function reaches the level on the grid and the other does not; post "
+                             "hoc, the signs (a censored σ₅₀ is above any reached one): {}",
+                             one_side, pairs, sign_test(by_seed[s_.reference], by_seed[fn]));
         else if (both > 0)  // the rule fixed before the runs: a censored pair means no test
           diff = fmt::format("not tested (the rule fixed before the runs): in {} of {} pairs neither "
                              "function reaches the level on the grid; post hoc, without those "
@@ -336,8 +358,10 @@ class Writer {
           diff = tested(paired_difference(a, b));
         if (fn == s_.primary) diff += " (primary)";
       }
-      md_ += fmt::format("| {} | {} | {} | {} | {} |\n", fn, g.runs.at(fn).size(), cells,
-                         mean_sd(stats(sigma50_[fn]), "{:.2f}"), diff);
+      const Stats st = stats(sigma50_[fn]);
+      const int runs = int(g.runs.at(fn).size());
+      md_ += fmt::format("| {} | {} | {} | {}{} | {} |\n", fn, runs, cells, mean_sd(st, "{:.2f}"),
+                         st.n < runs ? fmt::format(" (the {} reached)", st.n) : "", diff);
     }
     for (const std::string& b : f.baselines) {
       if (b == "zero") continue;
