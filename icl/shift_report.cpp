@@ -490,10 +490,11 @@ class Writer {
       }
       int reached = 0;
       for (double v : s90) reached += std::isfinite(v);
-      md_ += fmt::format("| {} | {} | {} | {} ({} of {} runs reach 0.9) | {} |\n", fn,
+      const Stats s50 = stats(sigma50_[fn]);
+      md_ += fmt::format("| {} | {} | {} | {} ({} of {} runs reach 0.9) | {}{} |\n", fn,
                          mean_sd(stats(first)), mean_sd(stats(last)),
-                         mean_sd(stats(s90), "{:.2f}"), reached, s90.size(),
-                         mean_sd(stats(sigma50_[fn]), "{:.2f}"));
+                         mean_sd(stats(s90), "{:.2f}"), reached, s90.size(), mean_sd(s50, "{:.2f}"),
+                         s50.n < int(sigma50_[fn].size()) ? fmt::format(" (the {} reached)", s50.n) : "");
       lines.emplace_back(fn, std::move(curves));
     }
     LineChart c = mean_chart(fmt::format("{} ({}): attention saturation versus σ of x", g.task, g.arch),

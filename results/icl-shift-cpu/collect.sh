@@ -6,13 +6,15 @@
 # 2,000-step parts) and the tokens per second it implies. Two runs shared the 2 cores, and other
 # work on the machine slowed some: the speeds are what these runs got, not the engine's best
 # (bench/RESULTS.md has that).
-# Usage: results/icl-shift-cpu/collect.sh RUNS_DIR PART...
+# Only finished runs (a checkpoints/step-STEPS directory) are copied.
+# Usage: results/icl-shift-cpu/collect.sh RUNS_DIR STEPS PART...
 set -euo pipefail
-runs="$1"; shift; here="$(cd "$(dirname "$0")" && pwd)"
+runs="$1"; steps="$2"; shift 2; here="$(cd "$(dirname "$0")" && pwd)"
 speed="$here/training_speed.csv"
 [ -f "$speed" ] || echo "run,seconds_step1000_to_2000,tokens_per_s" > "$speed"
 for part in "$@"; do
   for r in "$runs/$part"/runs/*/; do
+    [ -d "$r/checkpoints/step-$steps" ] || continue
     n=$(basename "$r"); mkdir -p "$here/runs/$n"
     cp "$r/run.json" "$r/config.json" "$r/model.safetensors" "$here/runs/$n/"
     a="$r/checkpoints/step-1000/trainer_state.json"; b="$r/checkpoints/step-2000/trainer_state.json"

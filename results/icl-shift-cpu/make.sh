@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Rebuilds every evaluation, the saturation view and report.md of this folder from its models
 # (runs/NAME/{run.json,config.json,model.safetensors}) alone; every setting is here.
-# Usage: results/icl-shift-cpu/make.sh BINARY [THREADS]   (about 30 minutes on 2 cores)
+# Usage: results/icl-shift-cpu/make.sh BINARY [THREADS [GROUP...]]   (GROUP: TASK-ARCH; default
+# every group in runs/; about 30 minutes for 20 runs of `every` on 2 cores)
 set -euo pipefail
-bin="$1"; threads="${2:-2}"; here="$(cd "$(dirname "$0")" && pwd)"
+bin="$1"; threads="${2:-2}"; shift $(( $# < 2 ? $# : 2 )); here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
-# The groups present: TASK-ARCH, from the run names icl experiment gives (TASK-ARCH-FUNCTION-seedN).
-groups=$(for r in runs/*/; do basename "$r"; done | sed -E 's/-(softmax|ssa|softmax-t|sparsemax|entmax15|sa-softmax|cosformer)-seed[0-9]+$//' | sort -u)
+# The groups: TASK-ARCH, from the run names icl experiment gives (TASK-ARCH-FUNCTION-seedN).
+groups="$*"
+[ -n "$groups" ] || groups=$(for r in runs/*/; do basename "$r"; done |
+  sed -E 's/-(softmax|ssa|softmax-t|sparsemax|entmax15|sa-softmax|cosformer)-seed[0-9]+$//' | sort -u)
 for g in $groups; do
   models=(); for r in runs/"$g"-*-seed*/; do models+=(--model "${r%/}"); done
   t=(--threads "$threads")
