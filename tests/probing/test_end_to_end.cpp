@@ -42,7 +42,7 @@ TEST_CASE("train tiny on a toy grammar, then probe agreement pairs: well above c
     const std::string bin = BB_BINARY;
     const std::string train = bin + " train --corpus " + (d.path / "toy.txt").string() +
         " --attention " + att + " --preset tiny --steps 1200 --lr 2e-3 --warmup-steps 40"
-        " --vocab-size 400 --eval-every 600 --dropout 0 --seed 3 --out " + model.string() +
+        " --vocab-size 400 --eval-every 600 --dropout 0 --seed 3 --dev-seed 3 --out " + model.string() +
         " --probe-every 600 --probe-suite " + (d.path / "pairs.tsv").string() +
         " > " + (d.path / "train.log").string() + " 2>&1";
     REQUIRE(std::system(train.c_str()) == 0);
