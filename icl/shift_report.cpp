@@ -34,6 +34,26 @@ double crossing_sigma(const std::vector<double>& sigmas, const std::vector<doubl
   return NAN;
 }
 
+SignTest censored_sign_test(const std::map<int, double>& a, const std::map<int, double>& b) {
+  SignTest t;
+  for (const auto& [seed, vb] : b) {
+    const auto it = a.find(seed);
+    if (it == a.end()) continue;
+    const double va = it->second;
+    const bool ca = !std::isfinite(va), cb = !std::isfinite(vb);
+    if ((ca && cb) || (!ca && !cb && va == vb)) continue;  // no direction: dropped
+    ++t.n;
+    t.higher += cb || (!ca && vb > va);
+  }
+  const int k = std::min(t.higher, t.n - t.higher);
+  double tail = 0;  // P(X <= k), X ~ Binomial(n, 1/2)
+  for (int i = 0; i <= k; ++i)
+    tail += std::exp(std::lgamma(t.n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(t.n - i + 1.0) -
+                     t.n * std::log(2.0));
+  t.p = std::min(1.0, 2 * tail);
+  return t;
+}
+
 namespace {
 
 struct RunInfo {
@@ -64,24 +84,9 @@ Stats stats(const std::vector<double>& v) {
   return s;
 }
 
-// The exact two-sided sign test of b against a over the seeds both have (NaN: beyond the grid,
-// above any finite value; equal values dropped): "k of n pairs higher, p".
-std::string sign_test(const std::map<int, double>& a, const std::map<int, double>& b) {
-  int up = 0, n = 0;
-  for (const auto& [seed, vb] : b) {
-    const auto it = a.find(seed);
-    if (it == a.end()) continue;
-    const double va = it->second;
-    const bool ca = !std::isfinite(va), cb = !std::isfinite(vb);
-    if ((ca && cb) || (!ca && !cb && va == vb)) continue;
-    ++n;
-    up += cb || (!ca && vb > va);
-  }
-  const int k = std::min(up, n - up);
-  double tail = 0;  // P(X <= k), X ~ Binomial(n, 1/2)
-  for (int i = 0; i <= k; ++i) tail += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) -
-                                                std::lgamma(n - i + 1.0) - n * std::log(2.0));
-  return fmt::format("{} of {} pairs higher, sign test p {:.3f}", up, n, std::min(1.0, 2 * tail));
+std::string sign_test_text(const std::map<int, double>& a, const std::map<int, double>& b) {
+  const SignTest t = censored_sign_test(a, b);
+  return fmt::format("{} of {} pairs higher, sign test p {:.3f}", t.higher, t.n, t.p);
 }
 
 std::vector<RunInfo> read_runs(const fs::path& dir) {
@@ -348,7 +353,7 @@ class Writer {
           diff = fmt::format("not tested (the rule fixed before the runs): in {} of {} pairs one "
                              "function reaches the level on the grid and the other does not; post "
                              "hoc, the signs (a censored σ₅₀ is above any reached one): {}",
-                             one_side, pairs, sign_test(by_seed[s_.reference], by_seed[fn]));
+                             one_side, pairs, sign_test_text(by_seed[s_.reference], by_seed[fn]));
         else if (both > 0)  // the rule fixed before the runs: a censored pair means no test
           diff = fmt::format("not tested (the rule fixed before the runs): in {} of {} pairs neither "
                              "function reaches the level on the grid; post hoc, without those "

@@ -17,6 +17,7 @@
 // over seeds (icl/experiment_report.h); the other functions against softmax are secondary.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,15 @@ namespace bb::icl {
 // sigmas ascending, error.size() == sigmas.size().
 double crossing_sigma(const std::vector<double>& sigmas, const std::vector<double>& error,
                       double level);
+
+// The exact two-sided sign test of b against a over the seeds both have: a value that is not
+// finite is censored (beyond the grid: above any finite one); pairs without a direction (both
+// censored, or equal) are dropped. higher: pairs where b is higher, of n.
+struct SignTest {
+  int higher = 0, n = 0;
+  double p = 1;
+};
+SignTest censored_sign_test(const std::map<int, double>& a, const std::map<int, double>& b);
 
 struct ShiftReportSettings {
   std::string reference = "softmax", primary = "ssa";

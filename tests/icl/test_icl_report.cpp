@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
 #include <vector>
 
 #include "icl/eval.h"
@@ -90,4 +91,19 @@ TEST_CASE("eval counts where wrong predictions point: the sign of the largest |x
     CHECK(plus.cells[c].largest_positive == positive);
     CHECK(r.cells[c].largest_positive == positive);
   }
+}
+
+TEST_CASE("the censored sign test: a sigma beyond the grid is above any reached one") {
+  // seed 1: b higher; seed 2: b censored (higher); seed 3: both censored (dropped); seed 4: equal
+  const icl::SignTest t = icl::censored_sign_test({{1, 2.0}, {2, 3.0}, {3, NAN}, {4, 5.0}},
+                                                  {{1, 2.5}, {2, NAN}, {3, NAN}, {4, 5.0}});
+  CHECK(t.higher == 2);
+  CHECK(t.n == 2);
+  CHECK(t.p == doctest::Approx(0.5));  // 2 P(X <= 0), X ~ Bin(2, 1/2)
+  std::map<int, double> a, b;
+  for (int s = 1; s <= 6; ++s) a[s] = s, b[s] = s + 1;
+  CHECK(icl::censored_sign_test(a, b).p == doctest::Approx(2.0 / 64));
+  b[3] = 0;  // one of six lower: 2 (1 + 6) / 64
+  CHECK(icl::censored_sign_test(a, b).p == doctest::Approx(14.0 / 64));
+  CHECK(icl::censored_sign_test(a, b).higher == 5);
 }
