@@ -31,16 +31,18 @@ std::string p_str(double p) {
   return p < 1e-4 ? "<1e-4" : p < 1e-3 ? fmt::format("{:.1e}", p) : fmt::format("{:.3f}", p);
 }
 // "+1.2 [-0.5, +2.9], p 0.310", bold with "resolved" when the corrected test and the interval
-// agree; "(Holm)" when the interval excludes 0 but the corrected p does not reach 0.05;
+// agree; "(uncorrected)" when the interval excludes 0 but the corrected p does not reach 0.05;
 // "exploratory" without a test.
 std::string diff_str(const Difference& d) {
   if (!std::isfinite(d.diff)) return "—";  // a side without values
   if (d.test == SeedTest::none) return fmt::format("{:+.1f} (exploratory)", d.diff);
   std::string s = d.has_ci ? fmt::format("{:+.1f} [{:+.1f}, {:+.1f}]", d.diff, d.lo, d.hi)
                            : fmt::format("{:+.1f}", d.diff);
-  s += ", p " + p_str(d.p_adj);
+  // the test's own p beside Holm's, so that a corrected 1.000 still shows what the test said
+  s += d.p_adj != d.p ? fmt::format(", p {} (Holm {})", p_str(d.p), p_str(d.p_adj))
+                      : fmt::format(", p {}", p_str(d.p));
   if (d.resolved) return "**" + s + " resolved**";
-  if (d.has_ci && (d.lo > 0 || d.hi < 0)) s += " (Holm)";
+  if (d.has_ci && (d.lo > 0 || d.hi < 0)) s += " (uncorrected)";
   return s;
 }
 
@@ -83,7 +85,8 @@ std::string md_method(const Comparison& c) {
       "interval and its p-value Holm-corrected over the {1} paradigms and, separately, the {2} "
       "phenomena of each comparison (the overall row is one test). With fewer than {3} seeds in "
       "a group nothing is tested (\"exploratory\"). A difference is **resolved** only when the "
-      "corrected p < {4} and the interval excludes 0; \"(Holm)\" marks an interval that excludes "
+      "corrected p < {4} and the interval excludes 0 (cells show the test's p and, where it "
+      "differs, Holm's); \"(uncorrected)\" marks an interval that excludes "
       "0 while the corrected p does not reach {4} (the interval is not corrected for the many "
       "comparisons). An unresolved difference is not evidence of no difference: the summary "
       "gives the smallest difference each test could have detected with 80% power (two-sided "
