@@ -86,13 +86,25 @@ std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
     return text(r.header.value("pairs_per_paradigm", json("all"))) + " pairs per paradigm";
   };
   for (auto& r : runs) r.label = r.header["config"].value("label", std::string("model"));
+  // Reference results (n-gram baselines, method "ngram") are shown beside the groups and never
+  // compared: they stand apart from the strata, which the trained models' settings alone make.
+  auto is_reference = [](const RunResult& r) { return r.header.value("method", "") == "ngram"; };
   for (const std::string k : {"method", "size", "steps", "recipe", "suite", "pairs"}) {
     std::set<std::string> values;
-    for (const auto& r : runs) values.insert(field(r, k));
+    for (const auto& r : runs)
+      if (!is_reference(r)) values.insert(field(r, k));
     if (values.size() > 1)
-      for (auto& r : runs) r.stratum += (r.stratum.empty() ? "" : ", ") + field(r, k);
+      for (auto& r : runs)
+        if (!is_reference(r)) r.stratum += (r.stratum.empty() ? "" : ", ") + field(r, k);
   }
-  for (auto& r : runs) r.group = r.stratum.empty() ? r.label : r.label + ", " + r.stratum;
+  for (auto& r : runs) {
+    if (is_reference(r)) {
+      r.stratum = "reference";  // equal to no trained group's stratum: never compared
+      r.group = r.label + " (reference)";
+    } else {
+      r.group = r.stratum.empty() ? r.label : r.label + ", " + r.stratum;
+    }
+  }
   return runs;
 }
 

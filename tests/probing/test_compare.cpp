@@ -223,6 +223,18 @@ TEST_CASE("compare: paired by seed, a true 10-point gain with seed sd 5 is resol
         std::string::npos);
 }
 
+TEST_CASE("compare: an n-gram baseline is a reference column, never compared and no stratum") {
+  test::TempDir d("reference");
+  auto files = write_groups(d.path, {60, 62, 64}, {70, 72, 74});
+  files.push_back(write_run(d.path, "trigram", 0, 80, "ngram"));
+  const Comparison c = compare_runs(load_runs(files), 100);
+  REQUIRE(c.groups == std::vector<std::string>{"softmax", "ssa", "trigram (reference)"});
+  CHECK(c.baseline_of == std::vector<int>{-1, 0, -1});
+  CHECK(c.strata[1].empty());  // the reference's method makes no stratum of the trained groups
+  CHECK(c.paradigm[2].at("agr-x").mean == doctest::Approx(80.0));
+  CHECK(c.overall_diff[1].diff == doctest::Approx(5.0));
+}
+
 TEST_CASE("compare: results without pair outcomes get Welch's t interval over seeds") {
   test::TempDir d("nopairs");
   const auto files = write_groups(d.path, {60, 62, 64}, {70, 72, 74});
