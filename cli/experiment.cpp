@@ -53,6 +53,7 @@ struct ExperimentArgs {
   std::optional<int64_t> warmup_steps;  // unset: the recipe's
   std::optional<double> lr;
   bool force = false;
+  std::string baselines;  // n-gram orders ("1,3"): word references counted on the corpus
 };
 
 int64_t finished_step(const fs::path& run) {
@@ -274,6 +275,24 @@ void run_experiment(ExperimentArgs a) {
   }
   for (const auto& [path, settings] : g.new_results)  // each new result: the settings that made it
     write_file_atomic(path, settings.dump(2) + "\n");
+  // n-gram references (seconds each): counted again every time, so they follow the corpus.
+  std::vector<Job> references;
+  for (const std::string& order : a.baselines.empty() ? std::vector<std::string>{}
+                                                      : split_list(a.baselines, "--baselines")) {
+    const fs::path result = out / "results" / fmt::format("ngram-{}.json", order);
+    references.push_back({"baseline order " + order,
+                          {"baseline", "--corpus", a.corpus, "--order", order, "--unit", "word",
+                           "--suite", a.suite, "--out", result.string()},
+                          out / "logs" / fmt::format("ngram-{}.log", order)});
+    g.results.push_back(result);
+  }
+  if (!references.empty()) {
+    if (world.active())
+      for (const Job& j : references)
+        BB_CHECK(run_job_in_process(j) == JobResult::ok, "{} failed (log: {})", j.name, j.log.string());
+    else
+      run_jobs(references, a.jobs, count_status("references counted", references.size()));
+  }
   // Compared with softmax where the grid has it, else with its first function.
   const std::string softmax = attention_function_name(AttentionFunction::softmax);
   const bool has_softmax = std::find(functions.begin(), functions.end(), softmax) != functions.end();
@@ -327,6 +346,10 @@ void add_experiment(CLI::App& app) {
       ->check(count_in(0, 100000000))
       ->capture_default_str();
   cmd->add_option("--vocab-size", a->vocab_size, "Tokenizer vocabulary")->check(count_in(16, 1000000))->capture_default_str();
+  cmd->add_option("--baselines", a->baselines,
+                  "Word n-gram references to add to the report, by order (e.g. 1,3): counted on "
+                  "--corpus with train's filters, shown beside the groups, never compared")
+      ->check(one_of("n-gram order", {"1", "2", "3"}, true));
   cmd->add_option("--method", a->method,
                   "Probe scoring method(s), comma-separated (holistic, pll, pll-word-l2r): "
                   "results/NAME.json for the first, NAME.METHOD.json for the others")

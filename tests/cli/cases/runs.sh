@@ -156,6 +156,14 @@ E0=(--corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 -
     --out exp)
 E=("${E0[@]}" --jobs 1)
 expect_ok "experiment (first run)" "$BB" experiment "${E[@]}" --steps 20 --eval-every 10
+expect_ok "experiment --baselines 1,2 (reusing the run)" "$BB" experiment "${E[@]}" --steps 20 \
+  --eval-every 10 --baselines 1,2
+check "experiment --baselines: a result per order" \
+  test -s exp/results/ngram-1.json -a -s exp/results/ngram-2.json
+check "experiment --baselines: reference columns in the report, never compared" bash -c \
+  "grep -q 'unigram (word, KN 0.75) (reference)' exp/report/report.md && ! grep -q '− unigram' exp/report/report.md"
+expect_fail "experiment --baselines 4" "--baselines: unknown n-gram order '4'" \
+  "$BB" experiment "${E[@]}" --steps 20 --eval-every 10 --baselines 4
 expect_ok "experiment without softmax (compared with its first function)" "$BB" experiment \
   --corpus corpus.txt --suite suite --preset tiny --vocab-size 400 --seeds 1 \
   --attention sparsemax,cosformer --jobs 1 --out exp-nosoftmax --steps 20 --eval-every 10
