@@ -140,10 +140,12 @@ kill -INT "$holder"; wait_bounded "$holder" 30
 check "a training process has one thread that takes SIGINT and SIGTERM (its sigwait)" \
   test "$unblocked" -eq 1
 # A command that has no state to save stops at once on Ctrl-C, killed by the signal. The signal
-# is sent once the process has its signal thread (SigBlk shows SIGINT blocked in main).
+# is sent once the process has its signal thread (SigBlk shows SIGINT blocked in main): a job
+# started with & in a script ignores SIGINT until then, so a signal sent earlier would be lost.
+# On a loaded machine the start (loading the libraries) can take well over 10 s: wait up to 60.
 "$BB" bench train --preset tiny --seconds 60 >/dev/null 2>&1 &
 holder=$!
-for _ in $(seq 200); do
+for _ in $(seq 1200); do
   blk=$(awk '/^SigBlk/ {print $2}' /proc/"$holder"/status 2>/dev/null)
   [ -n "$blk" ] && [ $((0x$blk & 2)) -ne 0 ] && break
   sleep 0.05
