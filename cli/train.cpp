@@ -239,8 +239,8 @@ void load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config
                                  .strict = a.strict};
   d.all = load_tokenized_corpus(a.corpus, tok, corpus_opt, fs::path(a.out) / "cache" / "corpus.tokens");
   warn_invalid_lines(a.corpus, d.all.stats);
-  std::tie(d.train, d.dev) = split_dev(d.all, a.no_dev ? 0.0 : a.dev_fraction,
-                                       a.dev_from_seed ? a.seed : a.dev_seed);
+  const uint64_t dev_seed = a.dev_from_seed ? a.seed : a.dev_seed;  // older runs: the seed's
+  std::tie(d.train, d.dev) = split_dev(d.all, a.no_dev ? 0.0 : a.dev_fraction, dev_seed);
   BB_CHECK(a.no_dev || d.dev.size() > 0,
            "{}: {} utterances after the filters leave no dev utterance at --dev-fraction {}; a dev "
            "set needs about {} utterances or more: give --no-dev to train without one (no dev "
@@ -255,9 +255,8 @@ void load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config
   d.batches = std::make_unique<MlmBatches>(d.train, a.batching, a.seed);
   BatchingOptions dev_opt = a.batching;
   dev_opt.mask_patterns = 1;
-  // The dev masks too are the same for every training seed (older runs: from the seed).
-  if (!a.no_dev)
-    d.dev_batches = std::make_unique<MlmBatches>(d.dev, dev_opt, (a.dev_from_seed ? a.seed : a.dev_seed) + 1);
+  // The dev masks too are the same for every training seed.
+  if (!a.no_dev) d.dev_batches = std::make_unique<MlmBatches>(d.dev, dev_opt, dev_seed + 1);
   for (int64_t i = 0; i < d.all.size(); ++i) d.longest = std::max(d.longest, d.all.length(i));
   if (!a.quiet) {
     fmt::print(stderr, "corpus {}: {}\n", a.corpus, d.all.stats.summary());

@@ -12,25 +12,17 @@
 namespace bb::icl {
 
 PairedDifference paired_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  const PairedTest t = paired_t_test(a, b);  // probing/statistics.h
   PairedDifference d;
-  const size_t n = std::min(a.size(), b.size());
-  d.n = int(n);
-  if (n == 0) return d;
-  std::vector<double> diff(n);
-  for (size_t i = 0; i < n; ++i) diff[i] = b[i] - a[i];
-  double mean = 0;
-  for (double x : diff) mean += x / double(n);
-  d.mean = d.lo = d.hi = mean;
-  if (int(n) < kMinSeeds) return d;
-  double ss = 0;
-  for (double x : diff) ss += (x - mean) * (x - mean);
-  const double se = std::sqrt(ss / double(n - 1) / double(n)), df = double(n - 1);
-  const double t975 = student_t_quantile(0.05, df);
+  d.n = t.n;
+  d.mean = d.lo = d.hi = t.mean;
+  if (t.n < kMinSeeds) return d;
   d.tested = true;
-  d.lo = mean - t975 * se, d.hi = mean + t975 * se;
-  d.detectable = minimum_detectable_difference(se, df);  // 80% power, from the noncentral t
-  d.sd = std::sqrt(ss / double(n - 1));
-  d.p = se > 0 ? student_t_two_sided_p(mean / se, df) : (mean == 0 ? 1.0 : 0.0);
+  d.sd = t.sd;
+  d.detectable = minimum_detectable_difference(t.se, t.df);  // 80% power, from the noncentral t
+  d.lo = t.lo, d.hi = t.hi;
+  // every pair differing by the same non-zero amount has no variance: not a chance difference
+  d.p = t.p >= 0 ? t.p : 0.0;
   d.resolved = d.lo > 0 || d.hi < 0;
   return d;
 }

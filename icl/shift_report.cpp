@@ -298,6 +298,23 @@ class Writer {
   bool quant_ = true;
   std::map<std::string, std::vector<double>> sigma50_;  // function -> per seed (this group)
 
+  // Per function its runs' curves by sigma, then one line per baseline (relative: the zero
+  // predictor, whose ratio to itself is 1, left out).
+  std::vector<std::pair<std::string, std::vector<Curve>>> sigma_lines(const Group& g,
+                                                                     const EvalFile& f,
+                                                                     bool relative) const {
+    std::vector<std::pair<std::string, std::vector<Curve>>> lines;
+    for (const std::string& fn : g.functions) {
+      std::vector<Curve> curves;
+      for (const RunInfo& r : g.runs.at(fn)) curves.push_back(by_sigma(f, r.name, relative));
+      lines.emplace_back(fn, std::move(curves));
+    }
+    for (const std::string& b : f.baselines)
+      if (!relative || b != "zero")
+        lines.emplace_back(b + " (baseline)", std::vector<Curve>{by_sigma(f, b, relative)});
+    return lines;
+  }
+
   std::string error_name() const {
     return quant_ ? "share of sequences with a wrong sign" : "MSE / the zero predictor's MSE";
   }
@@ -376,14 +393,7 @@ class Writer {
                          std::isfinite(v) ? fmt::format("{:.2f}", v) : fmt::format("> {:g}", c.back().first));
     }
     // The curve: table at a few sigmas and a chart of every sigma.
-    std::vector<std::pair<std::string, std::vector<Curve>>> lines;
-    for (const std::string& fn : g.functions) {
-      std::vector<Curve> curves;
-      for (const RunInfo& r : g.runs.at(fn)) curves.push_back(by_sigma(f, r.name, true));
-      lines.emplace_back(fn, std::move(curves));
-    }
-    for (const std::string& b : f.baselines)
-      if (b != "zero") lines.emplace_back(b + " (baseline)", std::vector<Curve>{by_sigma(f, b, true)});
+    const auto lines = sigma_lines(g, f, true);
     curve_table(fmt::format("{} by {} ({} points), mean ± sd over seeds", error_name(), axis,
                             nearest_points(f.cells(g.runs.begin()->second[0].name), 40)),
                 axis, lines);
@@ -541,14 +551,7 @@ class Writer {
     const std::string axis = quant_ ? "σ of x" : "σ of the function";
     md_ += fmt::format("\n### The authors' draws (`authors/{}/`, their notebook's protocol)\n",
                        group_name(g));
-    std::vector<std::pair<std::string, std::vector<Curve>>> lines;
-    for (const std::string& fn : g.functions) {
-      std::vector<Curve> curves;
-      for (const RunInfo& r : g.runs.at(fn)) curves.push_back(by_sigma(f, r.name, false));
-      lines.emplace_back(fn, std::move(curves));
-    }
-    for (const std::string& b : f.baselines)
-      lines.emplace_back(b + " (baseline)", std::vector<Curve>{by_sigma(f, b, false)});
+    const auto lines = sigma_lines(g, f, false);
     curve_table(fmt::format("{} by {}, from point {} on, mean ± sd over seeds",
                             quant_ ? "share of sequences with a wrong sign" : "MSE", axis, f.from_point),
                 axis, lines);
