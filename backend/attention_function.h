@@ -44,6 +44,7 @@ enum class RawMap {
 // A trainable value per head (the ops' v0, v1): how it is named, stored, bounded and set.
 struct HeadValueSpec {
   std::string_view name;     // in labels and `info`: b, n, τ
+  std::string_view ascii_name;  // the same in ASCII (variant keys, run names): b, n, tau
   std::string_view meaning;  // one phrase for reports
   RawMap map;
   double init;               // default initial (effective) value
@@ -70,7 +71,7 @@ struct AttentionFunctionSpec {
   std::array<HeadValueSpec, 2> values;
 };
 
-inline constexpr HeadValueSpec kNoValue{"", "", RawMap::exp, 0, 0, 0, false, "", "", "", "",
+inline constexpr HeadValueSpec kNoValue{"", "", "", RawMap::exp, 0, 0, 0, false, "", "", "", "",
                                          "", "", "", "", false};
 
 using AttentionFunctionTable = std::array<AttentionFunctionSpec, kAttentionFunctionCount>;
@@ -81,15 +82,15 @@ inline constexpr AttentionFunctionTable kAttentionFunctionTable{{
      AttentionFamily::softmax_of_transform, false, 0, {kNoValue, kNoValue}},
     {AttentionFunction::ssa, "ssa", "scaled signed averaging, (1 + b|s|)^(sign(s) n) normalised",
      AttentionFamily::softmax_of_transform, false, 2,
-     {{{"b", "SSA's scale b > 0", RawMap::exp, 1.0, 0, 1000, true,
+     {{{"b", "b", "SSA's scale b > 0", RawMap::exp, 1.0, 0, 1000, true,
         "--ssa-b-init", "SSA: initial b", "--ssa-freeze-b", "SSA: keep b fixed",
         "ssa_b_init", "ssa_freeze_b", "attention.self.ssa_beta", "attention.self.ssa_b", true},
-       {"n", "SSA's exponent n > 1", RawMap::one_plus_exp, 1.5, 1, 100, true,
+       {"n", "n", "SSA's exponent n > 1", RawMap::one_plus_exp, 1.5, 1, 100, true,
         "--ssa-n-init", "SSA: initial n", "--ssa-freeze-n", "SSA: keep n fixed (SSA-1.5, SSA-2)",
         "ssa_n_init", "ssa_freeze_n", "attention.self.ssa_nu", "attention.self.ssa_n", true}}}},
     {AttentionFunction::softmax_t, "softmax-t", "softmax(s / τ), τ trainable per head",
      AttentionFamily::softmax_of_transform, false, 1,
-     {{{"τ", "the temperature τ > 0", RawMap::exp, 1.0, 1e-3, 1e3, false,
+     {{{"τ", "tau", "the temperature τ > 0", RawMap::exp, 1.0, 1e-3, 1e3, false,
         "--temperature", "softmax-t: initial temperature tau (softmax(s / tau), tau trainable per "
         "head)", "--freeze-temperature", "softmax-t: keep tau fixed",
         "softmax_t_temperature_init", "softmax_t_freeze_temperature",

@@ -16,6 +16,7 @@
 #include <fstream>
 
 #include "backend/device.h"
+#include "cli/attention_variant.h"
 #include "cli/child_jobs.h"
 #include "cli/commands.h"
 #include "cli/split_list.h"
@@ -52,6 +53,9 @@ struct ExperimentArgs {
   int64_t steps = 10000, eval_every = 1000, probe_every = 0, probe_pairs = 0;
   std::optional<int64_t> warmup_steps;  // unset: the recipe's
   std::optional<double> lr;
+  std::string schedule = "linear", keep_checkpoints = "3";
+  std::optional<int64_t> decay_steps;
+  int64_t extend_to = 0;  // > 0: every run continued to this many steps (train --extend-to)
   bool force = false;
   std::string baselines;  // n-gram orders ("1,3"): word references counted on the corpus
 };
@@ -62,12 +66,15 @@ int64_t finished_step(const fs::path& run) {
   return read_trainer_state(*last).step;
 }
 
-// The settings `train` will record for these arguments: parsed by train's own option table (for
-// an existing run, as train --resume reads them: keep_recorded_dev_split).
+// The settings `train` records for these arguments: parsed by train's own option table (for an
+// existing run, as train --resume reads them: keep_recorded_dev_split). With --extend-to: those of
+// the run it extends (`extended` false) or of the extended run (true).
 ojson child_train_settings(const std::vector<std::string>& args, const std::string& corpus_sha,
-                           const std::string& tokenizer_sha, const std::optional<ojson>& saved) {
+                           const std::string& tokenizer_sha, const std::optional<ojson>& saved,
+                           bool extended) {
   TrainArgs t = parse_train_args(args);
   if (saved) keep_recorded_dev_split(t, *saved);
+  if (t.extend_to > 0 && extended) t.steps = t.extend_to;
   return train_settings(t, corpus_sha, tokenizer_sha);
 }
 
@@ -124,10 +131,10 @@ struct Grid {
 };
 
 // One run (attention, seed): train it unless finished, probe it unless its result is current.
-void add_run(const ExperimentArgs& a, const std::string& att, int seed, const std::string& corpus_sha,
-             const Tokenizer& tok, Grid& g) {
+void add_run(const ExperimentArgs& a, const AttentionVariant& att, int seed,
+             const std::string& corpus_sha, const Tokenizer& tok, Grid& g) {
   const fs::path out = a.out;
-  const std::string name = fmt::format("{}-seed{}", att, seed);
+  const std::string name = fmt::format("{}-seed{}", att.run_name, seed);
   const fs::path run = out / "runs" / name;
   // One result per --method: results/NAME.json for the first, NAME.METHOD.json for the others.
   const std::vector<std::string> methods = split_list(a.method, "--method");
@@ -138,31 +145,52 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
     result_settings.push_back(out / "results" / (stem + ".settings.json"));
   }
   std::vector<std::string> args = {
-      "train", "--corpus", a.corpus, "--attention", att, "--preset", a.preset,
+      "train", "--corpus", a.corpus, "--preset", a.preset,
       "--recipe", a.recipe, "--steps", std::to_string(a.steps), "--seed", std::to_string(seed),
       "--threads", std::to_string(a.threads), "--eval-every", std::to_string(a.eval_every),
       "--tokenizer", (out / "tokenizer").string(), "--device", a.device, "--out", run.string()};
+  args.insert(args.end(), att.train_flags.begin(), att.train_flags.end());
   if (a.warmup_steps) args.insert(args.end(), {"--warmup-steps", std::to_string(*a.warmup_steps)});
   if (a.lr) args.insert(args.end(), {"--lr", fmt::format("{}", *a.lr)});
+  args.insert(args.end(), {"--schedule", a.schedule, "--keep-checkpoints", a.keep_checkpoints});
+  if (a.decay_steps) args.insert(args.end(), {"--decay-steps", std::to_string(*a.decay_steps)});
   if (a.probe_every > 0)  // learning curves: a probe of the first --probe-pairs pairs per paradigm
     args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every), "--probe-suite",
                              a.suite, "--probe-pairs", std::to_string(a.probe_pairs)});
-  const auto saved = read_run_settings(run);
-  const ojson train_s = child_train_settings(args, corpus_sha, tok.fingerprint(), saved);
+  const int64_t target = a.extend_to > 0 ? a.extend_to : a.steps;
+  std::vector<std::string> extend_args = args;  // the run continued to --extend-to
+  if (a.extend_to > 0) extend_args.insert(extend_args.end(), {"--extend-to", std::to_string(a.extend_to)});
+  // A run without a checkpoint starts over (train rewrites its run.json): nothing to reconcile.
+  const auto saved = finished_step(run) >= 0 ? read_run_settings(run) : std::nullopt;
+  // Until run.json records the extension, the run is compared with the run it extends.
+  const bool extended = saved && a.extend_to > 0 && saved->value("--steps", int64_t(0)) == a.extend_to;
+  const ojson train_s = child_train_settings(extend_args, corpus_sha, tok.fingerprint(), saved, extended);
   if (saved) {
     std::vector<fs::path> stale = {run, out / "logs" / (name + ".log")};
     stale.insert(stale.end(), results.begin(), results.end());
     stale.insert(stale.end(), result_settings.begin(), result_settings.end());
     reconcile(a, stale, run, settings_differences(*saved, train_s, "this run"));
   }
-  const int64_t done = finished_step(run);
+  const int64_t done = finished_step(run);  // (after --force removed it: none)
+  if (a.extend_to > 0) {
+    if (done >= 0)  // continued from where its --steps run's decay began (train --extend-to)
+      args = extend_args;
+    else {  // not started: the extended run directly, with the warmup its --steps run has
+      const TrainArgs planned = parse_train_args(args);
+      *(std::find(args.begin(), args.end(), "--steps") + 1) = std::to_string(target);
+      if (!a.warmup_steps)
+        args.insert(args.end(), {"--warmup-steps", std::to_string(planned.optim.warmup_steps)});
+    }
+  }
+  // What the results depend on: the run as trained (the extended one, however it was reached).
+  const ojson trained_s = child_train_settings(extend_args, corpus_sha, tok.fingerprint(), saved, true);
   ++g.runs;
   g.steps_before += std::max<int64_t>(0, done);
-  const int train_job = done < a.steps ? int(g.train.size()) : -1;
-  if (done < a.steps) {
+  const int train_job = done < target ? int(g.train.size()) : -1;
+  if (done < target) {
     if (done >= 0) {
       args.push_back("--resume");
-      fmt::print(stderr, "experiment: resuming {} from step {} of {}\n", name, done, a.steps);
+      fmt::print(stderr, "experiment: resuming {} from step {} of {}\n", name, done, target);
     }
     g.train.push_back({"train " + name, args, out / "logs" / (name + ".log")});
     g.train_logs.push_back(out / "logs" / (name + ".log"));
@@ -173,15 +201,17 @@ void add_run(const ExperimentArgs& a, const std::string& att, int seed, const st
   }
   for (size_t k = 0; k < methods.size(); ++k) {
     const fs::path& result = results[k];
-    const ojson probe_s = probe_settings(a, methods[k], train_s);
-    if (fs::exists(result_settings[k]))
+    const ojson probe_s = probe_settings(a, methods[k], trained_s);
+    if (a.extend_to > 0 && !extended) {
+      // probed before the extension: redone below
+    } else if (fs::exists(result_settings[k]))
       reconcile(a, {result, result_settings[k]}, result,
                 settings_differences(ojson(read_json_file(result_settings[k])), probe_s, "result"));
     else if (fs::exists(result))  // a result without its settings cannot be trusted
       reconcile(a, {result}, result,
                 {"results/" + result_settings[k].filename().string() + ": missing"});
     g.results.push_back(result);
-    if (done < a.steps || !fs::exists(result)) {
+    if (done < target || !fs::exists(result)) {
       fs::remove(result_settings[k]);
       g.new_results.push_back({result_settings[k], probe_s});
       const std::string tag = k == 0 ? name : name + " " + methods[k];
@@ -239,12 +269,20 @@ void run_experiment(ExperimentArgs a) {
   const mpi::World& world = mpi::world();  // under mpirun/srun: ranks share the grid
   if (world.active() && world.rank != 0) return serve_jobs();
   usable_device(a.device);  // fail before any child process starts: device, names, files
-  const std::vector<std::string> functions = split_list(a.attention, "--attention");
-  for (const auto& att : functions) parse_attention_function(att);
+  const std::vector<AttentionVariant> variants = parse_attention_variants(a.attention, "--attention");
   preset(a.preset);
   BB_CHECK(a.first_seed <= a.seeds, "--first-seed {} is above --seeds {}: no seed to run",
            a.first_seed, a.seeds);
   for (const auto& m : split_list(a.method, "--method")) parse_method(m);
+  BB_CHECK(a.extend_to == 0 || a.schedule != "linear",
+           "--extend-to: the linear schedule decays to 0 at --steps, so its runs cannot be "
+           "extended honestly; use --schedule wsd --decay-steps D (or constant) for runs to extend");
+  BB_CHECK(a.extend_to == 0 || a.extend_to > a.steps,
+           "--extend-to {} is not beyond --steps {} (keep the grid's --steps; --extend-to is the "
+           "new total)", a.extend_to, a.steps);
+  BB_CHECK((a.schedule == "wsd") == a.decay_steps.has_value(),
+           "{}", a.schedule == "wsd" ? "--schedule wsd needs --decay-steps"
+                                     : "--decay-steps is for --schedule wsd");
   const std::string corpus_sha = sha256_hex(read_file(a.corpus));
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path out = a.out;
@@ -257,7 +295,7 @@ void run_experiment(ExperimentArgs a) {
                "will slow each other down\n", a.jobs, a.threads, a.jobs * a.threads, cores);
   const Tokenizer tok = experiment_tokenizer(a, a.threads * a.jobs);
   Grid g;
-  for (const auto& att : functions)
+  for (const AttentionVariant& att : variants)
     for (int seed = a.first_seed; seed <= a.seeds; ++seed) add_run(a, att, seed, corpus_sha, tok, g);
   fmt::print(stderr, "experiment {}: {} runs to train, {} to probe ({} at a time, {} thread{} each)\n",
              out.string(), g.train.size(), g.probe.size(),
@@ -268,9 +306,9 @@ void run_experiment(ExperimentArgs a) {
     jobs.insert(jobs.end(), g.probe.begin(), g.probe.end());
     std::vector<int> after(g.train.size(), -1);
     after.insert(after.end(), g.probe_after.begin(), g.probe_after.end());
-    run_jobs_on_ranks(jobs, after, training_status(g, g.runs, a.steps), g.train.size());
+    run_jobs_on_ranks(jobs, after, training_status(g, g.runs, a.extend_to > 0 ? a.extend_to : a.steps), g.train.size());
   } else {
-    run_jobs(g.train, a.jobs, training_status(g, g.runs, a.steps));
+    run_jobs(g.train, a.jobs, training_status(g, g.runs, a.extend_to > 0 ? a.extend_to : a.steps));
     run_jobs(g.probe, a.jobs, count_status("probes done", g.probe.size()));
   }
   for (const auto& [path, settings] : g.new_results)  // each new result: the settings that made it
@@ -293,11 +331,12 @@ void run_experiment(ExperimentArgs a) {
     else
       run_jobs(references, a.jobs, count_status("references counted", references.size()));
   }
-  // Compared with softmax where the grid has it, else with its first function.
+  // Compared with softmax where the grid has it, else with its first variant.
   const std::string softmax = attention_function_name(AttentionFunction::softmax);
-  const bool has_softmax = std::find(functions.begin(), functions.end(), softmax) != functions.end();
+  const bool has_softmax = std::any_of(variants.begin(), variants.end(),
+                                       [&](const AttentionVariant& v) { return v.label == softmax; });
   const Comparison c = compare_runs(load_runs(g.results), 1000, 1,
-                                    has_softmax ? softmax : functions.front());
+                                    has_softmax ? softmax : variants.front().label);
   write_report(out / "report", c);
   print_phenomena(c);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -314,8 +353,10 @@ void add_experiment(CLI::App& app) {
   cmd->add_option("--suite", a->suite, "Probing suite (directory or file)")->required();
   cmd->add_option("--out", a->out, "Experiment directory")->required();
   cmd->add_option("--attention", a->attention,
-                  "Comma-separated list of " + attention_function_help())
-      ->check(one_of("attention function", attention_function_name_list(), true))
+                  "Comma-separated list of " + attention_function_help() +
+                      "; a variant sets or freezes trainable values: NAME(KEY=VALUE[ frozen], ...), "
+                      "e.g. 'softmax,ssa,ssa(n=1.5 frozen)' (runs ssa-n1.5-frozen-seedK)")
+      ->check(attention_variant_list())
       ->capture_default_str();
   cmd->add_option("--seeds", a->seeds, "Seeds per attention function (1..K)")
       ->check(count_in(1, 1000))->capture_default_str();
@@ -336,6 +377,19 @@ void add_experiment(CLI::App& app) {
       ->check(count_in(-1, 1000000000));
   cmd->add_option("--lr", a->lr, "Peak learning rate (default: the recipe's)")
       ->check(in_range(0, 1, true));
+  cmd->add_option("--schedule", a->schedule, "Learning-rate schedule: linear, constant, wsd (see train)")
+      ->check(one_of("schedule", {kScheduleNames.begin(), kScheduleNames.end()}))
+      ->capture_default_str();
+  cmd->add_option("--decay-steps", a->decay_steps, "wsd: steps of the final decay (see train)")
+      ->check(count_in(1, 1000000000));
+  cmd->add_option("--extend-to", a->extend_to,
+                  "Continue every run of a constant or wsd grid to N steps (N > --steps; keep the "
+                  "grid's flags): train --extend-to for each, then probe and compare again")
+      ->check(count_in(2, 1000000000));
+  cmd->add_option("--keep-checkpoints", a->keep_checkpoints,
+                  "Step checkpoints each run keeps (see train)")
+      ->check(keep_count())
+      ->capture_default_str();
   cmd->add_option("--probe-every", a->probe_every,
                   "Probe each run on --suite every K steps while training (learning curves; "
                   "0: never)")

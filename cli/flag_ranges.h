@@ -112,4 +112,19 @@ inline CLI::Validator thread_count() {
       "in [1, 1024], capped at the cores");
 }
 
+// --keep-checkpoints: a count in [1, 1000000], or `all` (becomes 0: keep every one).
+inline CLI::Validator keep_count() {
+  const CLI::Validator count = count_in(1, 1000000);
+  return CLI::Validator(
+      [count](std::string& s) -> std::string {
+        if (s == "all") {
+          s = "0";
+          return {};
+        }
+        if (std::string problem = count(s); !problem.empty()) return problem + " or all";
+        return {};
+      },
+      "in [1, 1000000] or all");
+}
+
 }  // namespace bb::cli

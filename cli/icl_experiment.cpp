@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "backend/threads.h"
+#include "cli/attention_variant.h"
 #include "cli/child_jobs.h"
 #include "cli/commands.h"
 #include "cli/flag_ranges.h"
@@ -97,10 +98,9 @@ void run(IclExperimentArgs& a) {
   usable_device(a.device);
   const std::vector<std::string> tasks = split_list(a.tasks, "--tasks");
   const std::vector<std::string> archs = split_list(a.archs, "--archs");
-  const std::vector<std::string> functions = split_list(a.attention, "--attention");
+  const std::vector<AttentionVariant> variants = parse_attention_variants(a.attention, "--attention");
   for (const auto& t : tasks) icl::parse_task(t);
   for (const auto& r : archs) icl::parse_arch(r);
-  for (const auto& f : functions) parse_attention_function(f);
   icl::preset(a.preset);
   check_icl_train_flags(a.train_flags);
   for (const char* own : {"--task", "--arch", "--attention", "--preset", "--seed", "--steps",
@@ -118,15 +118,17 @@ void run(IclExperimentArgs& a) {
   std::vector<Job> train;
   for (const auto& task : tasks)
     for (const auto& arch : archs)
-      for (const auto& fn : functions)
+      for (const AttentionVariant& fn : variants)
         for (int seed = a.first_seed; seed <= a.seeds; ++seed) {
-          Run r{task, arch, fn, fmt::format("{}-{}-{}-seed{}", task, arch, fn, seed), seed};
+          Run r{task, arch, fn.label, fmt::format("{}-{}-{}-seed{}", task, arch, fn.run_name, seed),
+                seed};
           std::vector<std::string> args = {
-              "icl", "train", "--task", task, "--arch", arch, "--attention", fn, "--preset",
+              "icl", "train", "--task", task, "--arch", arch, "--preset",
               a.preset, "--seed", std::to_string(seed), "--steps", std::to_string(a.steps),
               "--points-every", std::to_string(a.points_every), "--threads",
               std::to_string(a.threads), "--device", a.device, "--quiet", "--out",
               (out / "runs" / r.name).string()};
+          args.insert(args.end(), fn.train_flags.begin(), fn.train_flags.end());
           args.insert(args.end(), a.train_flags.begin(), a.train_flags.end());
           train.push_back({r.name, args, out / "logs" / (r.name + ".log")});
           runs.push_back(r);
@@ -171,8 +173,10 @@ void run(IclExperimentArgs& a) {
                                   fmt::format("{}, {}", task, arch), a.report_points));
     }
   const std::string reference =
-      std::find(functions.begin(), functions.end(), "softmax") != functions.end() ? "softmax"
-                                                                                   : functions.front();
+      std::any_of(variants.begin(), variants.end(),
+                  [](const AttentionVariant& v) { return v.label == "softmax"; })
+          ? "softmax"
+          : variants.front().label;
   const std::string md = icl::experiment_markdown(groups, reference);
   write_file_atomic(out / "report.md", md);
   fmt::print("{}\nreport: {}/report.md; per group: {}/eval/GROUP/ (eval.json, .csv, SVGs)\n", md,
@@ -191,8 +195,10 @@ void add_icl_experiment(CLI::App& icl_cmd) {
       ->check(one_of("task", icl::task_names(), true))->capture_default_str();
   cmd->add_option("--archs", a->archs, "Comma-separated architectures")
       ->check(one_of("architecture", icl::arch_names(), true))->capture_default_str();
-  cmd->add_option("--attention", a->attention, "Comma-separated attention functions")
-      ->check(one_of("attention function", attention_function_name_list(), true))
+  cmd->add_option("--attention", a->attention,
+                  "Comma-separated attention functions or variants, NAME(KEY=VALUE[ frozen], ...) "
+                  "as experiment takes them")
+      ->check(attention_variant_list())
       ->capture_default_str();
   cmd->add_option("--preset", a->preset, "icl-tiny, icl-small or icl-standard")
       ->check(one_of("preset", icl::preset_names()))->capture_default_str();

@@ -42,6 +42,8 @@ ojson train_settings(const TrainArgs& a, const std::string& corpus_sha256,
   if (a.recipe != "babyberta") settings["--recipe"] = a.recipe;
   if (!a.dev_from_seed) settings["--dev-seed"] = a.dev_seed;  // older runs: the training seed's
   if (a.no_dev) settings["--no-dev"] = true;
+  if (o.schedule != Schedule::linear) settings["--schedule"] = std::string(schedule_name(o.schedule));
+  if (o.schedule == Schedule::wsd) settings["--decay-steps"] = o.decay_steps;
   const AttentionFunction function = parse_attention_function(a.attention);
   for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags
     for (int slot = 0; slot < f.value_count; ++slot) {

@@ -2,7 +2,8 @@
 // records them in DIR/run.json when a run starts; `--resume` and `experiment` compare them before
 // continuing or reusing a run, and name every flag that differs. Flags that may change on resume
 // (they do not change the math) are left out: --threads, --device, --cuda-graphs, --eval-every,
-// --probe-every, --probe-suite.
+// --probe-every, --probe-suite, --probe-pairs, --keep-checkpoints. --extend-to changes --steps and
+// adds a "segments" entry (cli/run_extension.h).
 #pragma once
 #include <nlohmann/json.hpp>
 

@@ -15,6 +15,7 @@
 #include "cli/flag_ranges.h"
 #include "cli/probe.h"
 #include "cli/progress.h"
+#include "cli/run_extension.h"
 #include "cli/run_settings.h"
 #include "common/error.h"
 #include "common/dir_lock.h"
@@ -55,7 +56,8 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
       ->capture_default_str();
   cmd->add_flag("--resume", a.resume,
                 "Continue from the latest checkpoint in --out (with the same flags; only --threads, "
-                "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite, --probe-pairs may change)");
+                "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite, --probe-pairs, "
+                "--keep-checkpoints may change)");
   cmd->add_option("--tokenizer", a.tokenizer, "Use this tokenizer directory instead of training one");
   cmd->add_option("--vocab-size", a.vocab_size, "Vocabulary size of a newly trained tokenizer")
       ->check(count_in(16, 1000000))
@@ -77,6 +79,26 @@ void add_train_options(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--warmup-steps", a.optim.warmup_steps, "Warmup (-1: min(24000, steps/10))")
       ->check(count_in(-1, 1000000000))
       ->capture_default_str();
+  cmd->add_option("--schedule", a.schedule,
+                  "Learning rate after the warmup: linear (decay to 0 at --steps), constant, or "
+                  "wsd (constant, then a linear decay over the last --decay-steps); constant and "
+                  "wsd runs can be extended (--extend-to)")
+      ->check(one_of("schedule", {kScheduleNames.begin(), kScheduleNames.end()}))
+      ->capture_default_str();
+  cmd->add_option("--decay-steps", a.optim.decay_steps,
+                  "wsd: steps of the final linear decay to 0 (at most --steps minus the warmup)")
+      ->check(count_in(1, 1000000000));
+  cmd->add_option("--extend-to", a.extend_to,
+                  "With --resume: continue a constant or wsd run to N steps in all (N > --steps; "
+                  "give the run's original flags). A wsd run resumes from where its decay began; "
+                  "the checkpoints after it move to DIR/extended-from-STEPS/. Bit for bit the "
+                  "run that had --steps N, with the first run's warmup")
+      ->check(count_in(2, 1000000000));
+  cmd->add_option("--keep-checkpoints", a.keep_checkpoints,
+                  "Keep the K most recent step checkpoints (all: every one), and always those "
+                  "--probe-every probed and the one an extension resumes from")
+      ->transform(keep_count())
+      ->default_str("3");
   cmd->add_option("--weight-decay", a.optim.weight_decay, "AdamW weight decay")
       ->check(in_range(0, 1))->capture_default_str();
   cmd->add_option("--clip", a.optim.clip_norm, "Global grad-norm clip (0: off)")
@@ -140,6 +162,14 @@ void apply_recipe(TrainArgs& a, const CLI::App& cmd) {
   if (unset("--dropout")) a.dropout = r.dropout;
   a.optim.beta1 = r.beta1, a.optim.beta2 = r.beta2;  // no flags of their own
   a.layer_norm_eps = r.layer_norm_eps;
+  a.optim.schedule = parse_schedule(a.schedule);
+  // An extendable schedule fixes its warmup from --steps here, so that an extension (a longer
+  // total) keeps the warmup its first segment had.
+  if (a.optim.schedule != Schedule::linear && a.optim.warmup_steps < 0) {
+    OptimConfig planned = a.optim;
+    planned.total_steps = a.steps;
+    a.optim.warmup_steps = effective_warmup(planned);
+  }
 }
 
 void keep_recorded_dev_split(TrainArgs& a, const nlohmann::ordered_json& saved) {
@@ -195,10 +225,18 @@ void check_run_directory(const TrainArgs& a, const ojson& settings) {
     return;
   }
   const auto diff = settings_differences(*saved, settings, "checkpoint");
+  const bool longer = saved->value("--steps", int64_t(0)) < a.steps;
   if (!diff.empty())
     fail("{}: cannot resume with other settings ({}); use the original flags (only --threads, "
-         "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite, --probe-pairs may change)",
-         out.string(), fmt::join(diff, "; "));
+         "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite, --probe-pairs, "
+         "--keep-checkpoints may change){}",
+         out.string(), fmt::join(diff, "; "),
+         !longer ? ""
+         : a.optim.schedule == Schedule::linear
+             ? "; a linear-schedule run cannot be made longer (its decay reaches 0 at --steps): "
+               "train with --schedule wsd --decay-steps D or --schedule constant, whose runs "
+               "--extend-to N extends"
+             : "; to make it longer give the original --steps and --extend-to N");
 }
 
 Config model_config(const TrainArgs& a, const Tokenizer& tok) {
@@ -274,10 +312,14 @@ class MetricsLog {
  public:
   // dev: nullptr with --no-dev (no dev loss)
   MetricsLog(const TrainArgs& a, Trainer& trainer, MlmBatches* dev, Progress& progress)
-      : a_(a), trainer_(trainer), dev_(dev), progress_(progress) {}
+      : a_(a), trainer_(trainer), dev_(dev), progress_(progress) {
+    const nlohmann::json& w = trainer.window();  // a resume between two lines: their window
+    loss_sum_ = w.value("loss_sum", 0.0), loss_n_ = w.value("loss_n", int64_t(0));
+  }
 
   void on_step(const StepLog& s) {
     loss_sum_ += s.loss, ++loss_n_, tokens_ += s.tokens;
+    trainer_.set_window({{"loss_sum", loss_sum_}, {"loss_n", loss_n_}});
     if (s.step % a_.eval_every != 0 && s.step != a_.steps) return;
     const double seconds = progress_.seconds();
     nlohmann::json line{{"step", s.step},
@@ -294,6 +336,7 @@ class MetricsLog {
     if (a_.probe_every > 0 && s.step % a_.probe_every == 0) probe(s.step, line);
     trainer_.add_metrics(std::move(line));  // written with this step's checkpoint
     loss_sum_ = 0, loss_n_ = 0;
+    trainer_.set_window({{"loss_sum", 0.0}, {"loss_n", 0}});
   }
   double tokens() const { return double(tokens_); }
 
@@ -366,6 +409,15 @@ void run_train(TrainArgs a, const DataParallel& parallel) {
   BB_CHECK(a.probe_every == 0 || (!a.probe_suite.empty() && a.probe_every % a.eval_every == 0),
            "--probe-every needs --probe-suite and must be a multiple of --eval-every ({})",
            a.eval_every);
+  BB_CHECK(a.optim.schedule != Schedule::wsd || a.optim.decay_steps >= 1,
+           "--schedule wsd needs --decay-steps (the steps of its final decay)");
+  BB_CHECK(a.optim.schedule == Schedule::wsd || a.optim.decay_steps == 0,
+           "--decay-steps is for --schedule wsd (this run's schedule is {})", a.schedule);
+  BB_CHECK(a.optim.schedule != Schedule::wsd ||
+               a.optim.decay_steps <= a.steps - std::max<int64_t>(0, a.optim.warmup_steps),
+           "--decay-steps {} is more than --steps {} minus the warmup ({})", a.optim.decay_steps,
+           a.steps, a.optim.warmup_steps);
+  check_extension(a);
   const int ranks = parallel.ranks;
   BB_CHECK(a.batching.batch_size >= ranks,
            "--batch-size {} is smaller than the {} data-parallel ranks: each needs a sequence",
@@ -392,9 +444,12 @@ void run_train(TrainArgs a, const DataParallel& parallel) {
       if (a.resume)
         if (const auto saved = read_run_settings(out)) keep_recorded_dev_split(a, *saved);
       if (lead) {
-        check_run_directory(a, train_settings(a, sha256_hex(read_file(a.corpus)), tok->fingerprint()));
+        const std::string corpus_sha = sha256_hex(read_file(a.corpus));
+        if (a.extend_to > 0) extend_run(a, train_settings(a, corpus_sha, tok->fingerprint()));
+        check_run_directory(a, train_settings(a, corpus_sha, tok->fingerprint()));
         if (!fs::exists(out / "tokenizer.model")) save_tokenizer_model(out, *tok);
       }
+      if (a.extend_to > 0) a.steps = a.extend_to;  // (rank 0: set by extend_run)
       config.emplace(model_config(a, *tok));
       load_training_data(a, *tok, *config, data);
     }
@@ -409,7 +464,9 @@ void run_train(TrainArgs a, const DataParallel& parallel) {
   const int B = a.batching.batch_size;
   const Capacity cap{B, B * data.longest, data.longest, B * data.longest};
   TrainOptions topt{.steps = a.steps, .seed = a.seed, .optim = a.optim,
-                    .checkpoint_every = a.eval_every, .out = out, .resume = a.resume,
+                    .checkpoint_every = a.eval_every,
+                    .keep = {.last = a.keep_checkpoints, .every = a.probe_every, .also = {}},
+                    .out = out, .resume = a.resume,
                     .device = device, .cuda_graphs = a.cuda_graphs, .parallel = parallel};
   MlmBatches& batches = *data.batches;
   Trainer trainer(*config, cap, topt, [&](uint64_t, int64_t step, Batch& b) { batches.batch(step, b); });

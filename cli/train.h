@@ -29,6 +29,9 @@ struct TrainArgs {
   bool keep_case = false, strict = false, hf_masking = false;
   BatchingOptions batching;
   OptimConfig optim;
+  std::string schedule = "linear";  // --schedule; apply_recipe sets optim.schedule from it
+  int64_t extend_to = 0;            // --extend-to N (> --steps): the run continued to N steps
+  int64_t keep_checkpoints = 3;     // --keep-checkpoints: the most recent K (0: `all`)
   double dropout = 0.1, dev_fraction = 0.01;
   int64_t eval_every = 1000, dev_batches = 100;
   // The dev split: utterances drawn by a hash of (dev_seed, index), the same for every training

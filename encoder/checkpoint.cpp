@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <regex>
 #include <set>
@@ -132,22 +133,56 @@ fs::path save_checkpoint(const fs::path& dir, const Model<float>& model, const A
   return final_dir;
 }
 
-std::optional<fs::path> latest_checkpoint(const fs::path& dir) {
+std::vector<int64_t> checkpoint_steps(const fs::path& dir) {
   const fs::path root = dir / "checkpoints";
   std::error_code ec;
-  if (!fs::is_directory(root, ec)) return std::nullopt;
-  std::optional<fs::path> best;
-  int64_t best_step = -1;
+  std::vector<int64_t> steps;
+  if (!fs::is_directory(root, ec)) return steps;
   static const std::regex re("step-([0-9]{1,18})");
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     std::smatch m;
     const std::string name = it->path().filename().string();
     std::error_code kind;
     if (!it->is_directory(kind) || !std::regex_match(name, m, re)) continue;
-    const int64_t step = std::stoll(m[1]);
-    if (step > best_step) best_step = step, best = it->path();
+    steps.push_back(std::stoll(m[1]));
   }
-  return best;
+  std::sort(steps.begin(), steps.end());
+  return steps;
+}
+
+std::optional<fs::path> latest_checkpoint(const fs::path& dir) {
+  const std::vector<int64_t> steps = checkpoint_steps(dir);
+  if (steps.empty()) return std::nullopt;
+  return dir / "checkpoints" / ("step-" + std::to_string(steps.back()));
+}
+
+std::vector<int64_t> checkpoints_to_prune(const std::vector<int64_t>& steps,
+                                          const CheckpointRetention& keep) {
+  std::vector<int64_t> drop;
+  if (keep.last <= 0) return drop;
+  const size_t recent = steps.size() > size_t(keep.last) ? steps.size() - size_t(keep.last) : 0;
+  for (size_t i = 0; i < recent; ++i) {
+    const int64_t s = steps[i];
+    const bool needed = (keep.every > 0 && s % keep.every == 0) ||
+                        std::find(keep.also.begin(), keep.also.end(), s) != keep.also.end();
+    if (!needed) drop.push_back(s);
+  }
+  return drop;
+}
+
+std::vector<int64_t> prune_checkpoints(const fs::path& dir, const CheckpointRetention& keep) {
+  const std::vector<int64_t> drop = checkpoints_to_prune(checkpoint_steps(dir), keep);
+  const fs::path root = dir / "checkpoints";
+  for (const int64_t s : drop) {
+    const fs::path step_dir = root / ("step-" + std::to_string(s));
+    const fs::path doomed = root / (".step-" + std::to_string(s) + ".tmp." + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::rename(step_dir, doomed, ec);
+    BB_CHECK(!ec, "{}: cannot remove an old checkpoint ({})", step_dir.string(), ec.message());
+    fs::remove_all(doomed, ec);
+    BB_CHECK(!ec, "{}: cannot remove ({})", doomed.string(), ec.message());
+  }
+  return drop;
 }
 
 Config read_model_config(const fs::path& dir) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "backend/ops.h"
+#include "common/error.h"
 
 namespace bb {
 
@@ -11,10 +12,30 @@ int64_t effective_warmup(const OptimConfig& o) {
   return o.warmup_steps >= 0 ? o.warmup_steps : std::min<int64_t>(24000, o.total_steps / 10);
 }
 
+Schedule parse_schedule(std::string_view name) {
+  for (size_t i = 0; i < kScheduleNames.size(); ++i)
+    if (name == kScheduleNames[i]) return Schedule(i);
+  fail("unknown schedule '{}' (expected linear, constant or wsd)", name);
+}
+
+std::string_view schedule_name(Schedule s) { return kScheduleNames[size_t(s)]; }
+
+int64_t decay_start(const OptimConfig& o) {
+  const int64_t warmup = effective_warmup(o);
+  switch (o.schedule) {
+    case Schedule::linear: return warmup;
+    case Schedule::constant: return o.total_steps;
+    case Schedule::wsd: return std::max(warmup, o.total_steps - o.decay_steps);
+  }
+  return warmup;  // not reached: the switch is exhaustive
+}
+
 double lr_at(const OptimConfig& o, int64_t step) {
   const int64_t warmup = effective_warmup(o);
   if (step < warmup) return o.lr * double(step) / double(std::max<int64_t>(1, warmup));
-  const double rest = double(o.total_steps - step) / double(std::max<int64_t>(1, o.total_steps - warmup));
+  const int64_t start = decay_start(o);
+  if (step < start) return o.lr;
+  const double rest = double(o.total_steps - step) / double(std::max<int64_t>(1, o.total_steps - start));
   return o.lr * std::max(0.0, rest);
 }
 

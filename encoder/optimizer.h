@@ -1,7 +1,15 @@
 // AdamW over the contiguous parameter buffer, global grad-norm clipping, and the learning-rate
-// schedule (linear warmup, then linear decay to 0, as HF get_linear_schedule_with_warmup).
+// schedule: a linear warmup, then
+//   linear:   linear decay to 0 at the last step (HF get_linear_schedule_with_warmup);
+//   constant: the peak rate to the end;
+//   wsd:      warmup-stable-decay: the peak rate until `decay_steps` before the end, then linear
+//             decay to 0 over them.
+// Only constant and wsd can be extended honestly (train --extend-to): up to the step their decay
+// begins, their rate does not depend on the total.
 #pragma once
+#include <array>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "backend/device.h"
@@ -12,6 +20,11 @@
 
 namespace bb {
 
+enum class Schedule { linear, constant, wsd };
+inline constexpr std::array<std::string_view, 3> kScheduleNames{"linear", "constant", "wsd"};
+Schedule parse_schedule(std::string_view name);  // one of kScheduleNames; else a one-line error
+std::string_view schedule_name(Schedule s);
+
 struct OptimConfig {
   double lr = 1e-4;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-6;
@@ -21,12 +34,20 @@ struct OptimConfig {
   double ssa_lr_mult = 1.0;     // learning-rate multiplier for SSA's b and n
   int64_t warmup_steps = -1;    // -1: min(24000, total_steps / 10)
   int64_t total_steps = 1;
+  Schedule schedule = Schedule::linear;
+  int64_t decay_steps = 0;      // wsd: the steps of the final decay
 };
 
 // Learning rate of update `step` (0-based): base * step / warmup during warmup, then
-// base * (total - step) / (total - warmup), never below 0.
+//   linear:   base * (total - step) / (total - warmup)
+//   constant: base
+//   wsd:      base until decay_start, then base * (total - step) / decay_steps
+// never below 0.
 double lr_at(const OptimConfig& o, int64_t step);
 int64_t effective_warmup(const OptimConfig& o);
+// The first step whose rate depends on the total: linear: the end of the warmup; wsd:
+// max(warmup, total - decay_steps); constant: the total (it never decays).
+int64_t decay_start(const OptimConfig& o);
 
 class AdamW {
  public:

@@ -59,6 +59,9 @@ Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& 
                last->string(), ranks, ranks == 1 ? "" : "es", opts.parallel.ranks, ranks);
       restore_metrics();
       elapsed_before_ = saved_elapsed();
+      if (state_.data.is_object() && state_.data.contains("window") &&
+          state_.data["window"].is_object())
+        window_ = state_.data["window"];
     }
   }
 }
@@ -107,11 +110,15 @@ void Trainer::save_model_files() {
 
 void Trainer::save() {
   BB_CHECK(!opts_.out.empty(), "no output directory to save a checkpoint to");
-  state_.data = {{"next_step", state_.step}, {"metrics", metrics_}, {"elapsed_s", elapsed()}};
+  state_.data = {{"next_step", state_.step}, {"metrics", metrics_}, {"elapsed_s", elapsed()},
+                 {"window", window_}};
   if (opts_.parallel.ranks > 1) state_.data["ranks"] = opts_.parallel.ranks;
   model_.download();  // the checkpoint is written from the host copy
   save_checkpoint(opts_.out, model_, opt_, state_);
   write_metrics_log(opts_.out / "metrics.jsonl", metrics_);  // a copy of the checkpoint's log
+  CheckpointRetention keep = opts_.keep;
+  if (opt_.options().schedule == Schedule::wsd) keep.also.push_back(decay_start(opt_.options()));
+  prune_checkpoints(opts_.out, keep);
 }
 
 int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
@@ -158,7 +165,10 @@ int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>&
     // on_step first, so that the metrics line it adds is written with this step's checkpoint.
     if (on_step) on_step({state_.step, loss, lr, norm, tokens});
     const bool periodic = opts_.checkpoint_every > 0 && state_.step % opts_.checkpoint_every == 0;
-    const bool saved = writes_files() && (periodic || state_.step == opts_.steps);
+    // A wsd run also saves where its decay begins: what an extension resumes from.
+    const bool decay_begins = opt_.options().schedule == Schedule::wsd &&
+                              state_.step == decay_start(opt_.options());
+    const bool saved = writes_files() && (periodic || decay_begins || state_.step == opts_.steps);
     if (saved) save();
     if (dp.ranks == 1) stop = stop_requested.load();
     if (stop) {

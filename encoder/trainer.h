@@ -35,7 +35,8 @@ struct TrainOptions {
   int64_t steps = 1000;
   uint64_t seed = 0;
   OptimConfig optim;
-  int64_t checkpoint_every = 0;  // 0: only at the end
+  int64_t checkpoint_every = 0;  // 0: only at the end (and where a wsd decay begins)
+  CheckpointRetention keep;      // pruned after every save; keep.also gains the decay's start
   std::filesystem::path out;     // empty: no checkpoints
   bool resume = false;
   Device device = Device::cpu;   // where the model and optimizer live
@@ -63,6 +64,11 @@ class Trainer {
   // Adds a line to the metrics log; it reaches disk with the next checkpoint (on_step of a
   // checkpoint step runs before that checkpoint is written).
   void add_metrics(nlohmann::json line) { metrics_.push_back(std::move(line)); }
+  // The caller's running state between metrics lines (e.g. the window's loss sum), saved with
+  // every checkpoint and given back on resume, so that a run resumed between two metrics lines
+  // writes the same next line as an uninterrupted one. Empty object: none saved.
+  void set_window(nlohmann::json window) { window_ = std::move(window); }
+  const nlohmann::json& window() const { return window_; }
   // Seconds this run has trained, over all its sessions: what the checkpoint resumed from had
   // counted (saved with every checkpoint, a stop's included) plus this process's time since its
   // first step. Metrics lines record it as elapsed_s.
@@ -85,6 +91,7 @@ class Trainer {
   Batch batch_, share_;  // the global batch; this rank's share of it (data parallelism)
   StepGraphs graphs_;
   nlohmann::json metrics_ = nlohmann::json::array();  // the metrics log up to the current step
+  nlohmann::json window_ = nlohmann::json::object();   // set_window()
   double elapsed_before_ = 0;                           // elapsed() of the checkpoint resumed from
   std::chrono::steady_clock::time_point first_step_{};  // this process's first step (epoch: none yet)
 

@@ -305,3 +305,25 @@ TEST_CASE("a checkpoint that fails mid-write (disk full) leaves no temporaries b
   CHECK(!fs::exists(dir.path / "checkpoints" / "step-2"));
   CHECK(latest_checkpoint(dir.path)->filename() == "step-1");
 }
+
+TEST_CASE("checkpoint retention: the last K, the probed ones and the decay's start stay") {
+  const std::vector<int64_t> steps = {100, 200, 300, 400, 500, 600, 700};
+  CHECK(checkpoints_to_prune(steps, {.last = 3, .every = 0, .also = {}}) ==
+        std::vector<int64_t>{100, 200, 300, 400});
+  CHECK(checkpoints_to_prune(steps, {.last = 3, .every = 200, .also = {300}}) ==
+        std::vector<int64_t>{100});
+  CHECK(checkpoints_to_prune(steps, {.last = 0, .every = 0, .also = {}}).empty());  // all
+  CHECK(checkpoints_to_prune(steps, {.last = 10, .every = 0, .also = {}}).empty());
+  CHECK(checkpoints_to_prune({}, {.last = 1, .every = 0, .also = {}}).empty());
+
+  test::TempDir dir("prune");
+  for (const int64_t s : steps) fs::create_directories(dir.path / "checkpoints" / ("step-" + std::to_string(s)));
+  fs::create_directories(dir.path / "checkpoints" / "notes");  // not a checkpoint: left alone
+  CHECK(prune_checkpoints(dir.path, {.last = 2, .every = 0, .also = {100}}) ==
+        std::vector<int64_t>{200, 300, 400, 500});
+  CHECK(checkpoint_steps(dir.path) == std::vector<int64_t>{100, 600, 700});
+  CHECK(fs::exists(dir.path / "checkpoints" / "notes"));
+  int entries = 0;  // no temporaries left behind
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path / "checkpoints")) ++entries;
+  CHECK(entries == 4);
+}

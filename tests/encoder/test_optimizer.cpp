@@ -23,6 +23,35 @@ TEST_CASE("learning-rate schedule: linear warmup then linear decay to zero (HF)"
   CHECK(effective_warmup(o) == 24000);
 }
 
+TEST_CASE("learning-rate schedules: constant, and warmup-stable-decay (wsd)") {
+  OptimConfig o;
+  o.lr = 1e-4, o.total_steps = 100, o.warmup_steps = 10, o.schedule = Schedule::constant;
+  CHECK(lr_at(o, 5) == doctest::Approx(5e-5));
+  CHECK(lr_at(o, 10) == 1e-4);
+  CHECK(lr_at(o, 99) == 1e-4);
+  CHECK(decay_start(o) == 100);
+  o.schedule = Schedule::wsd, o.decay_steps = 20;
+  CHECK(decay_start(o) == 80);
+  CHECK(lr_at(o, 79) == 1e-4);
+  CHECK(lr_at(o, 80) == 1e-4);  // (100 - 80) / 20
+  CHECK(lr_at(o, 90) == doctest::Approx(5e-5));
+  CHECK(lr_at(o, 100) == 0.0);
+  // Before its decay a wsd schedule does not depend on the total: what makes it extendable.
+  OptimConfig longer = o;
+  longer.total_steps = 1000;
+  for (int64_t step = 0; step < decay_start(o); ++step) CHECK(lr_at(longer, step) == lr_at(o, step));
+  // A decay longer than the steps after the warmup starts at the warmup's end (no step above lr).
+  o.decay_steps = 500;
+  CHECK(decay_start(o) == 10);
+  CHECK(lr_at(o, 10) == 1e-4);
+  o.schedule = Schedule::linear;
+  CHECK(decay_start(o) == 10);
+  CHECK(parse_schedule("wsd") == Schedule::wsd);
+  CHECK(schedule_name(Schedule::constant) == "constant");
+  CHECK_THROWS_WITH(parse_schedule("cosine"),
+                    doctest::Contains("unknown schedule 'cosine' (expected linear, constant or wsd)"));
+}
+
 namespace {
 struct AdamCase {
   Config c = test::micro_config(AttentionFunction::ssa);

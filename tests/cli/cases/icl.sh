@@ -111,6 +111,18 @@ check "icl experiment: the run's log says its run.json holds other settings" \
   grep -q "holds a different run (train.lr: 0.0001 in the run, 0.001 now)" \
   icl-exp/logs/every-full-softmax-seed1.log
 
+# icl experiment with variants (issue 33, item 5): named runs, the values in their config, labels.
+expect_ok "icl experiment --attention 'softmax,ssa(n=2 frozen)'" "$BB" icl experiment \
+  --attention 'softmax,ssa(n=2 frozen)' --seeds 1 --steps 2 --points-every 2 --lengths 5 \
+  --sigmas 1 --sequences 4 --report-points 5 --jobs 1 --batch 4 --points-start 3 --points-end 5 \
+  --points-inc 1 --out icl-var
+check "icl experiment: the variant's run is named ssa-n2-frozen and trained with n = 2 frozen" \
+  /usr/bin/python3 -c '
+import json; c = json.load(open("icl-var/runs/every-full-ssa-n2-frozen-seed1/config.json"))
+flat = json.dumps(c)
+assert "\"ssa_n_init\": 2.0" in flat and "\"ssa_freeze_n\": true" in flat, flat'
+check "icl experiment: its report labels it ssa(n=2 frozen)" grep -q "ssa(n=2 frozen)" icl-var/report.md
+
 # icl report: a results folder built from the experiment's runs (run.json, config.json,
 # model.safetensors only), its evaluations and saturation, then the report from the folder alone.
 mkdir -p icl-rep/runs
