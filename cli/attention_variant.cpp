@@ -89,14 +89,15 @@ void set_value(const AttentionFunctionSpec& f, const std::string& item, const st
 
 }  // namespace
 
-AttentionVariant parse_attention_variant(const std::string& given, const char* flag) {
+AttentionVariant parse_attention_variant(const std::string& given, const char* flag,
+                                         const HeadValueSettings& base) {
   const std::string text = trim(given);
   BB_CHECK(!text.empty(), "{}: empty item (expected a comma-separated list)", flag);
   const size_t open = text.find('(');
   BB_CHECK(open == std::string::npos || text.back() == ')',
            "{}: '{}': expected NAME or NAME(KEY=VALUE[ frozen], ...)", flag, text);
   const AttentionFunctionSpec& f = function_named(trim(text.substr(0, open)), flag);
-  AttentionVariant v{.function = f.function, .values = default_head_value_settings(),
+  AttentionVariant v{.function = f.function, .values = base,
                      .label = {}, .run_name = std::string(f.name),
                      .train_flags = {"--attention", std::string(f.name)}};
   if (open != std::string::npos) {
@@ -131,12 +132,13 @@ AttentionVariant parse_attention_variant(const std::string& given, const char* f
   return v;
 }
 
-std::vector<AttentionVariant> parse_attention_variants(const std::string& list, const char* flag) {
+std::vector<AttentionVariant> parse_attention_variants(const std::string& list, const char* flag,
+                                                       const HeadValueSettings& base) {
   std::vector<AttentionVariant> out;
   for (const std::string& item : split_outside_parens(list)) {
     BB_CHECK(!trim(item).empty(), "{}: empty item in '{}' (expected a comma-separated list)", flag,
              list);
-    AttentionVariant v = parse_attention_variant(item, flag);
+    AttentionVariant v = parse_attention_variant(item, flag, base);
     for (const AttentionVariant& w : out)
       BB_CHECK(w.label != v.label, "{}: '{}' is {} again (each variant once)", flag, trim(item),
                v.label);

@@ -20,11 +20,16 @@ struct AttentionVariant {
   std::vector<std::string> train_flags;  // train's arguments: --attention NAME and value flags
 };
 
-// One variant; a one-line error names `flag`, the text and what was expected.
-AttentionVariant parse_attention_variant(const std::string& text, const char* flag);
+// One variant, its values set over `base` (the table's defaults, or an experiment's value flags);
+// a one-line error names `flag`, the text and what was expected.
+AttentionVariant parse_attention_variant(
+    const std::string& text, const char* flag,
+    const HeadValueSettings& base = default_head_value_settings());
 // A comma-separated list of variants (commas inside parentheses belong to their variant), with
 // distinct labels ("ssa(n=1.5)" is "ssa": listed twice with it, refused).
-std::vector<AttentionVariant> parse_attention_variants(const std::string& list, const char* flag);
+std::vector<AttentionVariant> parse_attention_variants(
+    const std::string& list, const char* flag,
+    const HeadValueSettings& base = default_head_value_settings());
 // The list's check while parsing the command line (exit 2, the nearest function name).
 CLI::Validator attention_variant_list();
 

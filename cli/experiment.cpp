@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <regex>
+#include <set>
 #include <fstream>
 
 #include "backend/device.h"
@@ -47,18 +48,17 @@ using ojson = nlohmann::ordered_json;
 namespace {
 
 struct ExperimentArgs {
-  std::string corpus, suite, out, attention = "softmax,ssa", preset = "babyberta";
-  std::string recipe = "babyberta", method = "holistic", device = "cpu";
-  int seeds = 3, first_seed = 1, jobs = 0, threads = 1, vocab_size = 8192, pairs_per_paradigm = 0;
-  int64_t steps = 10000, eval_every = 1000, probe_every = 0, probe_pairs = 0;
-  std::optional<int64_t> warmup_steps;  // unset: the recipe's
-  std::optional<double> lr;
-  std::string schedule = "linear", keep_checkpoints = "3";
-  std::optional<int64_t> decay_steps;
-  int64_t extend_to = 0;  // > 0: every run continued to this many steps (train --extend-to)
+  std::string suite, out, attention = "softmax,ssa", method = "holistic";
+  int seeds = 3, first_seed = 1, jobs = 0, pairs_per_paradigm = 0;
   bool force = false;
   std::string baselines;  // n-gram orders ("1,3"): word references counted on the corpus
+  TrainArgs train;        // every train flag, for every run (each run sets those in kGridFlags)
+  int64_t target() const { return train.extend_to > 0 ? train.extend_to : train.steps; }
 };
+
+// train's flags that the grid sets per run, so experiment does not take them.
+const std::set<std::string> kGridFlags = {"--out",      "--attention", "--seed",
+                                          "--resume",   "--tokenizer", "--probe-suite"};
 
 int64_t finished_step(const fs::path& run) {
   const auto last = latest_checkpoint(run);
@@ -66,16 +66,13 @@ int64_t finished_step(const fs::path& run) {
   return read_trainer_state(*last).step;
 }
 
-// The settings `train` records for these arguments: parsed by train's own option table (for an
-// existing run, as train --resume reads them: keep_recorded_dev_split). With --extend-to: those of
-// the run it extends (`extended` false) or of the extended run (true).
-ojson child_train_settings(const std::vector<std::string>& args, const std::string& corpus_sha,
-                           const std::string& tokenizer_sha, const std::optional<ojson>& saved,
-                           bool extended) {
-  TrainArgs t = parse_train_args(args);
-  if (saved) keep_recorded_dev_split(t, *saved);
-  if (t.extend_to > 0 && extended) t.steps = t.extend_to;
-  return train_settings(t, corpus_sha, tokenizer_sha);
+// The settings `train` records for run `r` (as train --resume reads an existing run's:
+// keep_recorded_dev_split) at `steps` steps.
+ojson run_settings_at(TrainArgs r, int64_t steps, const std::string& corpus_sha,
+                      const std::string& tokenizer_sha, const std::optional<ojson>& saved) {
+  if (saved) keep_recorded_dev_split(r, *saved);
+  r.steps = steps;
+  return train_settings(r, corpus_sha, tokenizer_sha);
 }
 
 // What a probe result depends on: the run it probed (its settings' fingerprint) and the probe flags.
@@ -102,15 +99,18 @@ Tokenizer experiment_tokenizer(const ExperimentArgs& a, int threads) {
   const fs::path dir = fs::path(a.out) / "tokenizer";
   if (fs::exists(dir / "tokenizer.model")) {
     const int have = Tokenizer::load(dir).vocab_size();
-    const std::string d = fmt::format("--vocab-size: experiment {}, now {}", have, a.vocab_size);
+    const std::string d = fmt::format("--vocab-size: experiment {}, now {}", have, a.train.vocab_size);
     reconcile(a, {dir, fs::path(a.out) / "runs", fs::path(a.out) / "results"}, dir,
-              have == a.vocab_size ? std::vector<std::string>{} : std::vector<std::string>{d});
+              have == a.train.vocab_size ? std::vector<std::string>{} : std::vector<std::string>{d});
   }
   if (!fs::exists(dir / "tokenizer.model")) {
-    const Job job{"tokenizer", {"tokenizer", "train", "--corpus", a.corpus, "--vocab-size",
-                                std::to_string(a.vocab_size), "--out", dir.string(),
-                                "--threads", std::to_string(threads)},
-                  fs::path(a.out) / "logs" / "tokenizer.log"};
+    std::vector<std::string> args = {"tokenizer", "train", "--corpus", a.train.corpus,
+                                     "--vocab-size", std::to_string(a.train.vocab_size),
+                                     "--model-type", a.train.tokenizer_type, "--out", dir.string(),
+                                     "--threads", std::to_string(threads)};
+    if (a.train.keep_case) args.push_back("--keep-case");
+    if (a.train.strict) args.push_back("--strict");
+    const Job job{"tokenizer", args, fs::path(a.out) / "logs" / "tokenizer.log"};
     if (!mpi::world().active()) run_jobs({job}, 1);
     else BB_CHECK(run_job_in_process(job) == JobResult::ok, "the tokenizer failed (log: {})",
                   job.log.string());
@@ -144,27 +144,21 @@ void add_run(const ExperimentArgs& a, const AttentionVariant& att, int seed,
     results.push_back(out / "results" / (stem + ".json"));
     result_settings.push_back(out / "results" / (stem + ".settings.json"));
   }
-  std::vector<std::string> args = {
-      "train", "--corpus", a.corpus, "--preset", a.preset,
-      "--recipe", a.recipe, "--steps", std::to_string(a.steps), "--seed", std::to_string(seed),
-      "--threads", std::to_string(a.threads), "--eval-every", std::to_string(a.eval_every),
-      "--tokenizer", (out / "tokenizer").string(), "--device", a.device, "--out", run.string()};
-  args.insert(args.end(), att.train_flags.begin(), att.train_flags.end());
-  if (a.warmup_steps) args.insert(args.end(), {"--warmup-steps", std::to_string(*a.warmup_steps)});
-  if (a.lr) args.insert(args.end(), {"--lr", fmt::format("{}", *a.lr)});
-  args.insert(args.end(), {"--schedule", a.schedule, "--keep-checkpoints", a.keep_checkpoints});
-  if (a.decay_steps) args.insert(args.end(), {"--decay-steps", std::to_string(*a.decay_steps)});
-  if (a.probe_every > 0)  // learning curves: a probe of the first --probe-pairs pairs per paradigm
-    args.insert(args.end(), {"--probe-every", std::to_string(a.probe_every), "--probe-suite",
-                             a.suite, "--probe-pairs", std::to_string(a.probe_pairs)});
-  const int64_t target = a.extend_to > 0 ? a.extend_to : a.steps;
-  std::vector<std::string> extend_args = args;  // the run continued to --extend-to
-  if (a.extend_to > 0) extend_args.insert(extend_args.end(), {"--extend-to", std::to_string(a.extend_to)});
+  TrainArgs r = a.train;  // this run: the grid's flags, its function, values and seed
+  r.attention = std::string(attention_function_name(att.function));
+  r.head_values = att.values;
+  r.seed = uint64_t(seed);
+  r.out = run.string();
+  r.tokenizer = (out / "tokenizer").string();
+  if (r.probe_every > 0) r.probe_suite = a.suite;  // learning curves on the grid's suite
+  r.resume = false, r.extend_to = 0;
+  const int64_t extend_to = a.train.extend_to, target = a.target();
   // A run without a checkpoint starts over (train rewrites its run.json): nothing to reconcile.
   const auto saved = finished_step(run) >= 0 ? read_run_settings(run) : std::nullopt;
-  // Until run.json records the extension, the run is compared with the run it extends.
-  const bool extended = saved && a.extend_to > 0 && saved->value("--steps", int64_t(0)) == a.extend_to;
-  const ojson train_s = child_train_settings(extend_args, corpus_sha, tok.fingerprint(), saved, extended);
+  // Until run.json records an extension, the run is compared with the run it extends.
+  const bool extended = saved && extend_to > 0 && saved->value("--steps", int64_t(0)) == extend_to;
+  const std::string tok_sha = tok.fingerprint();
+  const ojson train_s = run_settings_at(r, extended ? extend_to : r.steps, corpus_sha, tok_sha, saved);
   if (saved) {
     std::vector<fs::path> stale = {run, out / "logs" / (name + ".log")};
     stale.insert(stale.end(), results.begin(), results.end());
@@ -172,26 +166,19 @@ void add_run(const ExperimentArgs& a, const AttentionVariant& att, int seed,
     reconcile(a, stale, run, settings_differences(*saved, train_s, "this run"));
   }
   const int64_t done = finished_step(run);  // (after --force removed it: none)
-  if (a.extend_to > 0) {
-    if (done >= 0)  // continued from where its --steps run's decay began (train --extend-to)
-      args = extend_args;
-    else {  // not started: the extended run directly, with the warmup its --steps run has
-      const TrainArgs planned = parse_train_args(args);
-      *(std::find(args.begin(), args.end(), "--steps") + 1) = std::to_string(target);
-      if (!a.warmup_steps)
-        args.insert(args.end(), {"--warmup-steps", std::to_string(planned.optim.warmup_steps)});
-    }
-  }
-  // What the results depend on: the run as trained (the extended one, however it was reached).
-  const ojson trained_s = child_train_settings(extend_args, corpus_sha, tok.fingerprint(), saved, true);
+  // What the results depend on: the run as trained (extended, however it got there).
+  const ojson trained_s = run_settings_at(r, target, corpus_sha, tok_sha, saved);
+  TrainArgs job = r;
+  if (extend_to > 0 && done >= 0) job.extend_to = extend_to;  // from where its decay began
+  else job.steps = target;  // (a new run of an extended grid: directly, with the first warmup)
+  job.resume = done >= 0;
+  const std::vector<std::string> args = to_args(job);
   ++g.runs;
   g.steps_before += std::max<int64_t>(0, done);
   const int train_job = done < target ? int(g.train.size()) : -1;
   if (done < target) {
-    if (done >= 0) {
-      args.push_back("--resume");
+    if (done >= 0)
       fmt::print(stderr, "experiment: resuming {} from step {} of {}\n", name, done, target);
-    }
     g.train.push_back({"train " + name, args, out / "logs" / (name + ".log")});
     g.train_logs.push_back(out / "logs" / (name + ".log"));
     g.train_start.push_back(std::max<int64_t>(0, done));
@@ -202,7 +189,7 @@ void add_run(const ExperimentArgs& a, const AttentionVariant& att, int seed,
   for (size_t k = 0; k < methods.size(); ++k) {
     const fs::path& result = results[k];
     const ojson probe_s = probe_settings(a, methods[k], trained_s);
-    if (a.extend_to > 0 && !extended) {
+    if (extend_to > 0 && !extended) {
       // probed before the extension: redone below
     } else if (fs::exists(result_settings[k]))
       reconcile(a, {result, result_settings[k]}, result,
@@ -217,8 +204,8 @@ void add_run(const ExperimentArgs& a, const AttentionVariant& att, int seed,
       const std::string tag = k == 0 ? name : name + " " + methods[k];
       g.probe.push_back({"probe " + tag,
                          {"probe", "--model", run.string(), "--suite", a.suite, "--method",
-                          methods[k], "--threads", std::to_string(a.threads), "--device",
-                          a.device, "--pairs-per-paradigm", std::to_string(a.pairs_per_paradigm),
+                          methods[k], "--threads", std::to_string(a.train.threads), "--device",
+                          a.train.device, "--pairs-per-paradigm", std::to_string(a.pairs_per_paradigm),
                           "--out", result.string()},
                          out / "logs" / (result.stem().string() + ".probe.log")});
       g.probe_after.push_back(train_job);
@@ -268,47 +255,48 @@ void run_experiment(ExperimentArgs a) {
   stop_gracefully(Trainer::stop_requested);  // Ctrl-C, SIGTERM: running jobs save, exit 130
   const mpi::World& world = mpi::world();  // under mpirun/srun: ranks share the grid
   if (world.active() && world.rank != 0) return serve_jobs();
-  usable_device(a.device);  // fail before any child process starts: device, names, files
-  const std::vector<AttentionVariant> variants = parse_attention_variants(a.attention, "--attention");
-  preset(a.preset);
+  const TrainArgs& t = a.train;
+  usable_device(t.device);  // fail before any child process starts: device, names, files
+  const std::vector<AttentionVariant> variants =
+      parse_attention_variants(a.attention, "--attention", t.head_values);
   BB_CHECK(a.first_seed <= a.seeds, "--first-seed {} is above --seeds {}: no seed to run",
            a.first_seed, a.seeds);
   for (const auto& m : split_list(a.method, "--method")) parse_method(m);
-  BB_CHECK(a.extend_to == 0 || a.schedule != "linear",
+  BB_CHECK(t.extend_to == 0 || t.optim.schedule != Schedule::linear,
            "--extend-to: the linear schedule decays to 0 at --steps, so its runs cannot be "
            "extended honestly; use --schedule wsd --decay-steps D (or constant) for runs to extend");
-  BB_CHECK(a.extend_to == 0 || a.extend_to > a.steps,
+  BB_CHECK(t.extend_to == 0 || t.extend_to > t.steps,
            "--extend-to {} is not beyond --steps {} (keep the grid's --steps; --extend-to is the "
-           "new total)", a.extend_to, a.steps);
-  BB_CHECK((a.schedule == "wsd") == a.decay_steps.has_value(),
-           "{}", a.schedule == "wsd" ? "--schedule wsd needs --decay-steps"
-                                     : "--decay-steps is for --schedule wsd");
-  const std::string corpus_sha = sha256_hex(read_file(a.corpus));
+           "new total)", t.extend_to, t.steps);
+  check_schedule(t);
+  BB_CHECK(t.probe_every == 0 || t.probe_every % t.eval_every == 0,
+           "--probe-every {} must be a multiple of --eval-every ({})", t.probe_every, t.eval_every);
+  const std::string corpus_sha = sha256_hex(read_file(t.corpus));
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path out = a.out;
   const DirLock lock(out);  // one experiment per directory; its runs lock their own
   const int cores = available_cores();
   if (world.active()) a.jobs = 1;  // per rank; mpirun -np and the hostfile place the ranks
-  else if (a.jobs == 0) a.jobs = std::max(1, cores / a.threads);  // all cores, runs side by side
-  if (!world.active() && a.jobs * a.threads > cores)
+  else if (a.jobs == 0) a.jobs = std::max(1, cores / t.threads);  // all cores, runs side by side
+  if (!world.active() && a.jobs * t.threads > cores)
     fmt::print(stderr, "babyberta: warning: --jobs {} x --threads {} = {} threads on {} cores; runs "
-               "will slow each other down\n", a.jobs, a.threads, a.jobs * a.threads, cores);
-  const Tokenizer tok = experiment_tokenizer(a, a.threads * a.jobs);
+               "will slow each other down\n", a.jobs, t.threads, a.jobs * t.threads, cores);
+  const Tokenizer tok = experiment_tokenizer(a, t.threads * a.jobs);
   Grid g;
   for (const AttentionVariant& att : variants)
     for (int seed = a.first_seed; seed <= a.seeds; ++seed) add_run(a, att, seed, corpus_sha, tok, g);
   fmt::print(stderr, "experiment {}: {} runs to train, {} to probe ({} at a time, {} thread{} each)\n",
              out.string(), g.train.size(), g.probe.size(),
              world.active() ? fmt::format("{} MPI ranks", world.size) : std::to_string(a.jobs),
-             a.threads, a.threads == 1 ? "" : "s");
+             t.threads, t.threads == 1 ? "" : "s");
   if (world.active()) {  // one list: a run's probes may start as soon as it is trained
     std::vector<Job> jobs = g.train;
     jobs.insert(jobs.end(), g.probe.begin(), g.probe.end());
     std::vector<int> after(g.train.size(), -1);
     after.insert(after.end(), g.probe_after.begin(), g.probe_after.end());
-    run_jobs_on_ranks(jobs, after, training_status(g, g.runs, a.extend_to > 0 ? a.extend_to : a.steps), g.train.size());
+    run_jobs_on_ranks(jobs, after, training_status(g, g.runs, a.target()), g.train.size());
   } else {
-    run_jobs(g.train, a.jobs, training_status(g, g.runs, a.extend_to > 0 ? a.extend_to : a.steps));
+    run_jobs(g.train, a.jobs, training_status(g, g.runs, a.target()));
     run_jobs(g.probe, a.jobs, count_status("probes done", g.probe.size()));
   }
   for (const auto& [path, settings] : g.new_results)  // each new result: the settings that made it
@@ -319,7 +307,7 @@ void run_experiment(ExperimentArgs a) {
                                                       : split_list(a.baselines, "--baselines")) {
     const fs::path result = out / "results" / fmt::format("ngram-{}.json", order);
     references.push_back({"baseline order " + order,
-                          {"baseline", "--corpus", a.corpus, "--order", order, "--unit", "word",
+                          {"baseline", "--corpus", t.corpus, "--order", order, "--unit", "word",
                            "--suite", a.suite, "--out", result.string()},
                           out / "logs" / fmt::format("ngram-{}.log", order)});
     g.results.push_back(result);
@@ -349,7 +337,6 @@ void add_experiment(CLI::App& app) {
   auto* cmd = app.add_subcommand("experiment",
                                  "Train (attention x seed), probe each, compare; resumable");
   auto a = std::make_shared<ExperimentArgs>();
-  cmd->add_option("--corpus", a->corpus, "Training corpus")->required();
   cmd->add_option("--suite", a->suite, "Probing suite (directory or file)")->required();
   cmd->add_option("--out", a->out, "Experiment directory")->required();
   cmd->add_option("--attention", a->attention,
@@ -364,42 +351,6 @@ void add_experiment(CLI::App& app) {
                   "Start at this seed (--first-seed S --seeds K: seeds S..K, e.g. to add seeds "
                   "to a grid whose first runs are done elsewhere)")
       ->check(count_in(1, 1000))->capture_default_str();
-  cmd->add_option("--preset", a->preset, "Model size")->check(one_of("preset", preset_names()))->capture_default_str();
-  cmd->add_option("--recipe", a->recipe, "Training recipe: babyberta or ssa-paper (see train)")
-      ->check(one_of("recipe", split_list(kRecipeNames, "recipes")))
-      ->capture_default_str();
-  cmd->add_option("--steps", a->steps, "Training steps per run")->check(count_in(1, 1000000000))->capture_default_str();
-  cmd->add_option("--eval-every", a->eval_every, "Dev loss and checkpoint interval")
-      ->check(count_in(1, 1000000000))
-      ->capture_default_str();
-  cmd->add_option("--warmup-steps", a->warmup_steps,
-                  "Warmup (-1: min(24000, steps/10); default: the recipe's)")
-      ->check(count_in(-1, 1000000000));
-  cmd->add_option("--lr", a->lr, "Peak learning rate (default: the recipe's)")
-      ->check(in_range(0, 1, true));
-  cmd->add_option("--schedule", a->schedule, "Learning-rate schedule: linear, constant, wsd (see train)")
-      ->check(one_of("schedule", {kScheduleNames.begin(), kScheduleNames.end()}))
-      ->capture_default_str();
-  cmd->add_option("--decay-steps", a->decay_steps, "wsd: steps of the final decay (see train)")
-      ->check(count_in(1, 1000000000));
-  cmd->add_option("--extend-to", a->extend_to,
-                  "Continue every run of a constant or wsd grid to N steps (N > --steps; keep the "
-                  "grid's flags): train --extend-to for each, then probe and compare again")
-      ->check(count_in(2, 1000000000));
-  cmd->add_option("--keep-checkpoints", a->keep_checkpoints,
-                  "Step checkpoints each run keeps (see train)")
-      ->check(keep_count())
-      ->capture_default_str();
-  cmd->add_option("--probe-every", a->probe_every,
-                  "Probe each run on --suite every K steps while training (learning curves; "
-                  "0: never)")
-      ->check(count_in(0, 1000000000))
-      ->capture_default_str();
-  cmd->add_option("--probe-pairs", a->probe_pairs,
-                  "Pairs per paradigm of the --probe-every probes (0: all)")
-      ->check(count_in(0, 100000000))
-      ->capture_default_str();
-  cmd->add_option("--vocab-size", a->vocab_size, "Tokenizer vocabulary")->check(count_in(16, 1000000))->capture_default_str();
   cmd->add_option("--baselines", a->baselines,
                   "Word n-gram references to add to the report, by order (e.g. 1,3): counted on "
                   "--corpus with train's filters, shown beside the groups, never compared")
@@ -416,11 +367,14 @@ void add_experiment(CLI::App& app) {
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
                   "Probe only the first N pairs of each paradigm (0: all)")
       ->check(count_in(0, 100000000))->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Threads per job")->transform(thread_count())->capture_default_str();
-  cmd->add_option("--device", a->device, "cpu or cuda, for every run")->capture_default_str();
   cmd->add_flag("--force", a->force,
                 "Redo the runs and results that were made with other settings (else refused)");
-  cmd->callback([a] { run_experiment(*a); });
+  // Every train flag but the grid's own applies to every run (one table: cli/train_flags.h).
+  add_train_options(cmd, a->train, kGridFlags);
+  cmd->callback([a, cmd] {
+    apply_recipe(a->train, *cmd);
+    run_experiment(*a);
+  });
 }
 
 }  // namespace bb::cli

@@ -11,51 +11,6 @@ namespace bb::cli {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-ojson train_settings(const TrainArgs& a, const std::string& corpus_sha256,
-                     const std::string& tokenizer_sha256) {
-  const auto& m = a.batching.masking;
-  const auto& o = a.optim;
-  ojson settings{{"--corpus (sha256)", corpus_sha256},
-               {"--tokenizer (sha256)", tokenizer_sha256},
-               {"--attention", a.attention},
-               {"--preset", a.preset},
-               {"--steps", a.steps},
-               {"--seed", a.seed},
-               {"--strict", a.strict},
-               {"--batch-size", a.batching.batch_size},
-               {"--mask-patterns", a.batching.mask_patterns},
-               {"--hf-masking", a.hf_masking},
-               {"--mask-prob", m.prob},
-               {"--bucket-batches", a.batching.bucket_batches},
-               {"--lr", o.lr},
-               {"--warmup-steps", o.warmup_steps},
-               {"--weight-decay", o.weight_decay},
-               {"--clip", o.clip_norm},
-               {"--adam-eps", o.eps},
-               {"--no-bias-correction", !o.bias_correction},
-               {"--dropout", a.dropout},
-               {"--ssa-lr-mult", o.ssa_lr_mult},
-               {"--dev-fraction", a.dev_fraction},
-               {"--dev-batches", a.dev_batches}};
-  // Settings of one function only where they were added after runs of the others existed (so
-  // those runs keep their fingerprint).
-  if (a.recipe != "babyberta") settings["--recipe"] = a.recipe;
-  if (!a.dev_from_seed) settings["--dev-seed"] = a.dev_seed;  // older runs: the training seed's
-  if (a.no_dev) settings["--no-dev"] = true;
-  if (o.schedule != Schedule::linear) settings["--schedule"] = std::string(schedule_name(o.schedule));
-  if (o.schedule == Schedule::wsd) settings["--decay-steps"] = o.decay_steps;
-  const AttentionFunction function = parse_attention_function(a.attention);
-  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags
-    for (int slot = 0; slot < f.value_count; ++slot) {
-      const HeadValueSpec& v = f.values[size_t(slot)];
-      if (!v.in_every_run && function != f.function) continue;
-      const HeadValueSetting& s = a.head_values[size_t(f.function)][size_t(slot)];
-      settings[std::string(v.init_flag)] = s.init;
-      settings[std::string(v.freeze_flag)] = s.freeze;
-    }
-  return settings;
-}
-
 void write_run_settings(const fs::path& dir, const ojson& settings) {
   write_file_atomic(dir / "run.json",
                     ojson{{"settings", settings}, {"sessions", ojson::array()}}.dump(2) + "\n");

@@ -1,9 +1,8 @@
 // The settings of a training run that change its math, keyed by the flag that sets them. `train`
 // records them in DIR/run.json when a run starts; `--resume` and `experiment` compare them before
 // continuing or reusing a run, and name every flag that differs. Flags that may change on resume
-// (they do not change the math) are left out: --threads, --device, --cuda-graphs, --eval-every,
-// --probe-every, --probe-suite, --probe-pairs, --keep-checkpoints. --extend-to changes --steps and
-// adds a "segments" entry (cli/run_extension.h).
+// (they do not change the math: FlagRole::resumable in cli/train_flags.h) are left out.
+// --extend-to changes --steps and adds a "segments" entry (cli/run_extension.h).
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -16,10 +15,6 @@
 
 namespace bb::cli {
 
-// Every math-changing flag of `a`, plus "--corpus (sha256)" and "--tokenizer (sha256)" (the
-// content fingerprints of the corpus and of the tokenizer the run uses).
-nlohmann::ordered_json train_settings(const TrainArgs& a, const std::string& corpus_sha256,
-                                      const std::string& tokenizer_sha256);
 // DIR/run.json, written atomically: the settings, and one "sessions" entry per start or resume
 // (from_step, threads, device, blas: what computed this part of the run; corpus: its path).
 void write_run_settings(const std::filesystem::path& dir, const nlohmann::ordered_json& settings);

@@ -30,161 +30,19 @@ namespace bb::cli {
 
 namespace fs = std::filesystem;
 
-void add_train_options(CLI::App* cmd, TrainArgs& a) {
-  cmd->add_option("--corpus", a.corpus, "Training corpus, one utterance per line")->required();
-  cmd->add_option("--out", a.out, "Output (model) directory")->required();
-  cmd->add_option("--attention", a.attention, attention_function_help())
-      ->check(one_of("attention function", attention_function_name_list()))
-      ->capture_default_str();
-  cmd->add_option("--preset", a.preset, "Model size: babyberta, small, tiny")
-      ->check(one_of("preset", preset_names()))
-      ->capture_default_str();
-  cmd->add_option("--recipe", a.recipe,
-                  "Training recipe: babyberta (BabyBERTa's) or ssa-paper (the SSA paper's HF "
-                  "Trainer setup); sets every training flag not given (README: Training recipes)")
-      ->check(one_of("recipe", split_list(kRecipeNames, "recipes")))
-      ->capture_default_str();
-  cmd->add_option("--steps", a.steps, "Optimizer steps")->check(count_in(1, 1000000000))->capture_default_str();
-  cmd->add_option("--seed", a.seed, "Seed (init, data order, masks, dropout)")
-      ->check(count_in(0, kMaxSeed))
-      ->capture_default_str();
-  cmd->add_option("--threads", a.threads, "Compute threads")->transform(thread_count())->capture_default_str();
-  cmd->add_option("--device", a.device, "cpu or cuda (a -DBABYBERTA_CUDA=ON build with a GPU)")
-      ->capture_default_str();
-  cmd->add_option("--cuda-graphs", a.cuda_graphs,
-                  "CUDA: replay each step as a captured CUDA graph (on/off; off: launch every op)")
-      ->capture_default_str();
-  cmd->add_flag("--resume", a.resume,
-                "Continue from the latest checkpoint in --out (with the same flags; only --threads, "
-                "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite, --probe-pairs, "
-                "--keep-checkpoints may change)");
-  cmd->add_option("--tokenizer", a.tokenizer, "Use this tokenizer directory instead of training one");
-  cmd->add_option("--vocab-size", a.vocab_size, "Vocabulary size of a newly trained tokenizer")
-      ->check(count_in(16, 1000000))
-      ->capture_default_str();
-  cmd->add_option("--tokenizer-type", a.tokenizer_type, "bpe or unigram")->capture_default_str();
-  cmd->add_flag("--keep-case", a.keep_case, "Do not lower-case text");
-  cmd->add_flag("--strict", a.strict, "Invalid UTF-8 in the corpus is an error");
-  cmd->add_option("--batch-size", a.batching.batch_size, "Utterances per batch")
-      ->check(count_in(1, 4096))->capture_default_str();
-  cmd->add_option("--mask-patterns", a.batching.mask_patterns,
-                  "BabyBERTa: fixed mask patterns per utterance")->check(count_in(1, 1000))->capture_default_str();
-  cmd->add_flag("--hf-masking", a.hf_masking,
-                "HF recipe: 80/10/10 and a fresh pattern at every visit (default BabyBERTa 90/10/0)");
-  cmd->add_option("--mask-prob", a.batching.masking.prob, "Masking probability")
-      ->check(in_range(0.01, 1))->capture_default_str();
-  cmd->add_option("--bucket-batches", a.batching.bucket_batches,
-                  "Batches per length-sorted chunk (1: no bucketing)")->check(count_in(1, 1000000))->capture_default_str();
-  cmd->add_option("--lr", a.optim.lr, "Peak learning rate")->check(in_range(0, 1, true))->capture_default_str();
-  cmd->add_option("--warmup-steps", a.optim.warmup_steps, "Warmup (-1: min(24000, steps/10))")
-      ->check(count_in(-1, 1000000000))
-      ->capture_default_str();
-  cmd->add_option("--schedule", a.schedule,
-                  "Learning rate after the warmup: linear (decay to 0 at --steps), constant, or "
-                  "wsd (constant, then a linear decay over the last --decay-steps); constant and "
-                  "wsd runs can be extended (--extend-to)")
-      ->check(one_of("schedule", {kScheduleNames.begin(), kScheduleNames.end()}))
-      ->capture_default_str();
-  cmd->add_option("--decay-steps", a.optim.decay_steps,
-                  "wsd: steps of the final linear decay to 0 (at most --steps minus the warmup)")
-      ->check(count_in(1, 1000000000));
-  cmd->add_option("--extend-to", a.extend_to,
-                  "With --resume: continue a constant or wsd run to N steps in all (N > --steps; "
-                  "give the run's original flags). A wsd run resumes from where its decay began; "
-                  "the checkpoints after it move to DIR/extended-from-STEPS/. Bit for bit the "
-                  "run that had --steps N, with the first run's warmup")
-      ->check(count_in(2, 1000000000));
-  cmd->add_option("--keep-checkpoints", a.keep_checkpoints,
-                  "Keep the K most recent step checkpoints (all: every one), and always those "
-                  "--probe-every probed and the one an extension resumes from")
-      ->transform(keep_count())
-      ->default_str("3");
-  cmd->add_option("--weight-decay", a.optim.weight_decay, "AdamW weight decay")
-      ->check(in_range(0, 1))->capture_default_str();
-  cmd->add_option("--clip", a.optim.clip_norm, "Global grad-norm clip (0: off)")
-      ->check(in_range(0, 1e6))->capture_default_str();
-  cmd->add_option("--adam-eps", a.optim.eps, "AdamW epsilon")->check(in_range(0, 1, true, true))->capture_default_str();
-  cmd->add_flag_callback("--no-bias-correction", [&a] { a.optim.bias_correction = false; },
-                         "Adam without bias correction (reproduces BabyBERTa)");
-  cmd->add_option("--dropout", a.dropout, "Hidden and attention dropout")
-      ->check(in_range(0, 1, false, true))->capture_default_str();
-  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags
-    for (int slot = 0; slot < f.value_count; ++slot) {
-      const HeadValueSpec& v = f.values[size_t(slot)];
-      HeadValueSetting& s = a.head_values[size_t(f.function)][size_t(slot)];
-      cmd->add_option(std::string(v.init_flag), s.init, std::string(v.init_help))
-          ->check(in_range(v.lo, v.hi, v.lo_open))
-          ->capture_default_str();
-      cmd->add_flag(std::string(v.freeze_flag), s.freeze, std::string(v.freeze_help));
-    }
-  cmd->add_option("--ssa-lr-mult", a.optim.ssa_lr_mult, "SSA: learning-rate multiplier for b, n")
-      ->check(in_range(0, 1e6))
-      ->capture_default_str();
-  cmd->add_option("--eval-every", a.eval_every, "Dev loss, checkpoint and metrics line every K steps")
-      ->check(count_in(1, 1000000000))
-      ->capture_default_str();
-  cmd->add_option("--dev-fraction", a.dev_fraction, "Held-out dev share of utterances")
-      ->check(in_range(0, 0.5))
-      ->capture_default_str();
-  cmd->add_option("--dev-batches", a.dev_batches, "Dev batches per evaluation")->check(count_in(1, 1000000))->capture_default_str();
-  cmd->add_option("--dev-seed", a.dev_seed, "Seed of the dev split (the same dev set for every "
-                  "--seed, so dev losses compare across seeds)")
-      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 53))
-      ->capture_default_str();
-  cmd->add_flag("--no-dev", a.no_dev, "No dev set: every utterance trains and no dev loss is "
-                "reported (for corpora too small to hold one out)");
-  cmd->add_option("--probe-every", a.probe_every,
-                  "Probe --probe-suite every K steps (a multiple of --eval-every; 0: never)")
-      ->check(count_in(0, 1000000000))
-      ->capture_default_str();
-  cmd->add_option("--probe-suite", a.probe_suite, "Suite for --probe-every (learning curves)");
-  cmd->add_option("--probe-pairs", a.probe_pairs,
-                  "Pairs per paradigm of the --probe-every probes (the first N; 0: all)")
-      ->check(count_in(0, 100000000))
-      ->capture_default_str();
-}
-
-void apply_recipe(TrainArgs& a, const CLI::App& cmd) {
-  const Recipe r = recipe(a.recipe);
-  auto unset = [&](const char* flag) { return cmd.count(flag) == 0; };
-  if (unset("--preset")) a.preset = r.preset;
-  if (unset("--batch-size")) a.batching.batch_size = r.batch_size;
-  if (unset("--hf-masking")) a.hf_masking = r.hf_masking;
-  if (unset("--mask-patterns")) a.batching.mask_patterns = r.mask_patterns;
-  if (unset("--mask-prob")) a.batching.masking.prob = r.mask_prob;
-  if (unset("--bucket-batches")) a.batching.bucket_batches = r.bucket_batches;
-  if (unset("--lr")) a.optim.lr = r.lr;
-  if (unset("--adam-eps")) a.optim.eps = r.adam_eps;
-  if (unset("--weight-decay")) a.optim.weight_decay = r.weight_decay;
-  if (unset("--clip")) a.optim.clip_norm = r.clip;
-  if (unset("--no-bias-correction")) a.optim.bias_correction = r.bias_correction;
-  if (unset("--warmup-steps")) a.optim.warmup_steps = r.warmup_for(a.steps);
-  if (unset("--dropout")) a.dropout = r.dropout;
-  a.optim.beta1 = r.beta1, a.optim.beta2 = r.beta2;  // no flags of their own
-  a.layer_norm_eps = r.layer_norm_eps;
-  a.optim.schedule = parse_schedule(a.schedule);
-  // An extendable schedule fixes its warmup from --steps here, so that an extension (a longer
-  // total) keeps the warmup its first segment had.
-  if (a.optim.schedule != Schedule::linear && a.optim.warmup_steps < 0) {
-    OptimConfig planned = a.optim;
-    planned.total_steps = a.steps;
-    a.optim.warmup_steps = effective_warmup(planned);
-  }
+void check_schedule(const TrainArgs& a) {
+  BB_CHECK(a.optim.schedule != Schedule::wsd || a.optim.decay_steps >= 1,
+           "--schedule wsd needs --decay-steps (the steps of its final decay)");
+  BB_CHECK(a.optim.schedule == Schedule::wsd || a.optim.decay_steps == 0,
+           "--decay-steps is for --schedule wsd (this run's schedule is {})", a.schedule);
+  BB_CHECK(a.optim.schedule != Schedule::wsd ||
+               a.optim.decay_steps <= a.steps - std::max<int64_t>(0, a.optim.warmup_steps),
+           "--decay-steps {} is more than --steps {} minus the warmup ({})", a.optim.decay_steps,
+           a.steps, a.optim.warmup_steps);
 }
 
 void keep_recorded_dev_split(TrainArgs& a, const nlohmann::ordered_json& saved) {
   if (!saved.contains("--dev-seed") && a.dev_seed == TrainArgs{}.dev_seed) a.dev_from_seed = true;
-}
-
-TrainArgs parse_train_args(const std::vector<std::string>& args) {
-  BB_CHECK(!args.empty() && args[0] == "train", "internal: not a train command line");
-  CLI::App app;
-  TrainArgs t;
-  add_train_options(&app, t);
-  std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 parses a reversed list
-  app.parse(rev);
-  apply_recipe(t, app);
-  return t;
 }
 
 namespace {
@@ -227,10 +85,9 @@ void check_run_directory(const TrainArgs& a, const ojson& settings) {
   const auto diff = settings_differences(*saved, settings, "checkpoint");
   const bool longer = saved->value("--steps", int64_t(0)) < a.steps;
   if (!diff.empty())
-    fail("{}: cannot resume with other settings ({}); use the original flags (only --threads, "
-         "--device, --cuda-graphs, --eval-every, --probe-every, --probe-suite, --probe-pairs, "
-         "--keep-checkpoints may change){}",
-         out.string(), fmt::join(diff, "; "),
+    fail("{}: cannot resume with other settings ({}); use the original flags (only {} may "
+         "change){}",
+         out.string(), fmt::join(diff, "; "), resumable_flags(),
          !longer ? ""
          : a.optim.schedule == Schedule::linear
              ? "; a linear-schedule run cannot be made longer (its decay reaches 0 at --steps): "
@@ -409,14 +266,7 @@ void run_train(TrainArgs a, const DataParallel& parallel) {
   BB_CHECK(a.probe_every == 0 || (!a.probe_suite.empty() && a.probe_every % a.eval_every == 0),
            "--probe-every needs --probe-suite and must be a multiple of --eval-every ({})",
            a.eval_every);
-  BB_CHECK(a.optim.schedule != Schedule::wsd || a.optim.decay_steps >= 1,
-           "--schedule wsd needs --decay-steps (the steps of its final decay)");
-  BB_CHECK(a.optim.schedule == Schedule::wsd || a.optim.decay_steps == 0,
-           "--decay-steps is for --schedule wsd (this run's schedule is {})", a.schedule);
-  BB_CHECK(a.optim.schedule != Schedule::wsd ||
-               a.optim.decay_steps <= a.steps - std::max<int64_t>(0, a.optim.warmup_steps),
-           "--decay-steps {} is more than --steps {} minus the warmup ({})", a.optim.decay_steps,
-           a.steps, a.optim.warmup_steps);
+  check_schedule(a);
   check_extension(a);
   const int ranks = parallel.ranks;
   BB_CHECK(a.batching.batch_size >= ranks,

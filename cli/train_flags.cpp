@@ -1,0 +1,299 @@
+#include "cli/train_flags.h"
+
+#include <fmt/format.h>
+
+#include "cli/flag_ranges.h"
+#include "cli/split_list.h"
+#include "common/error.h"
+
+namespace bb::cli {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+constexpr auto math = FlagRole::math, resumable = FlagRole::resumable, input = FlagRole::input;
+using R = const Recipe&;
+
+// The member a row sets: BB_FIELD(optim.lr).
+#define BB_FIELD(member) [](TrainArgs& a) -> FlagField { return &a.member; }
+
+std::vector<TrainFlag> make_table() {
+  std::vector<TrainFlag> t = {
+      {.flag = "--corpus", .help = "Training corpus, one utterance per line", .role = input,
+       .field = BB_FIELD(corpus), .required = true},
+      {.flag = "--out", .help = "Output (model) directory", .role = input, .field = BB_FIELD(out),
+       .required = true},
+      {.flag = "--attention", .help = attention_function_help(), .role = math,
+       .field = BB_FIELD(attention),
+       .check = [] { return one_of("attention function", attention_function_name_list()); }},
+      {.flag = "--preset", .help = "Model size: babyberta, small, tiny", .role = math,
+       .field = BB_FIELD(preset), .check = [] { return one_of("preset", preset_names()); },
+       .from_recipe = [](TrainArgs& a, R r) { a.preset = r.preset; }},
+      {.flag = "--recipe",
+       .help = "Training recipe: babyberta (BabyBERTa's) or ssa-paper (the SSA paper's HF Trainer "
+               "setup); sets every training flag not given (README: Training recipes)",
+       .role = math, .field = BB_FIELD(recipe),
+       .check = [] { return one_of("recipe", split_list(kRecipeNames, "recipes")); },
+       .recorded = [](const TrainArgs& a) { return a.recipe != "babyberta"; }},
+      {.flag = "--steps", .help = "Optimizer steps", .role = math, .field = BB_FIELD(steps),
+       .check = [] { return count_in(1, 1000000000); }},
+      {.flag = "--seed", .help = "Seed (init, data order, masks, dropout)", .role = math,
+       .field = BB_FIELD(seed), .check = [] { return count_in(0, kMaxSeed); }},
+      {.flag = "--threads", .help = "Compute threads", .role = resumable,
+       .field = BB_FIELD(threads), .check = [] { return thread_count(); }},
+      {.flag = "--device", .help = "cpu or cuda (a -DBABYBERTA_CUDA=ON build with a GPU)",
+       .role = resumable, .field = BB_FIELD(device)},
+      {.flag = "--cuda-graphs",
+       .help = "CUDA: replay each step as a captured CUDA graph (on/off; off: launch every op)",
+       .role = resumable, .field = BB_FIELD(cuda_graphs)},
+      {.flag = "--resume",
+       .help = "",  // (below: names the resumable flags)
+       .role = input, .field = BB_FIELD(resume), .form = TrainFlag::switch_on},
+      {.flag = "--extend-to",
+       .help = "With --resume: continue a constant or wsd run to N steps in all (N > --steps; give "
+               "the run's original flags). A wsd run resumes from where its decay began; the "
+               "checkpoints after it move to DIR/extended-from-STEPS/. Bit for bit the run that "
+               "had --steps N, with the first run's warmup",
+       .role = input, .field = BB_FIELD(extend_to),
+       .check = [] { return count_in(2, 1000000000); }, .show_default = false},
+      {.flag = "--tokenizer", .help = "Use this tokenizer directory instead of training one",
+       .role = input, .field = BB_FIELD(tokenizer)},
+      {.flag = "--vocab-size", .help = "Vocabulary size of a newly trained tokenizer",
+       .role = input, .field = BB_FIELD(vocab_size),
+       .check = [] { return count_in(16, 1000000); }},
+      {.flag = "--tokenizer-type", .help = "bpe or unigram", .role = input,
+       .field = BB_FIELD(tokenizer_type)},
+      {.flag = "--keep-case", .help = "Do not lower-case text", .role = input,
+       .field = BB_FIELD(keep_case), .form = TrainFlag::switch_on},
+      {.flag = "--strict", .help = "Invalid UTF-8 in the corpus is an error", .role = math,
+       .field = BB_FIELD(strict), .form = TrainFlag::switch_on},
+      {.flag = "--batch-size", .help = "Utterances per batch", .role = math,
+       .field = BB_FIELD(batching.batch_size), .check = [] { return count_in(1, 4096); },
+       .from_recipe = [](TrainArgs& a, R r) { a.batching.batch_size = r.batch_size; }},
+      {.flag = "--mask-patterns", .help = "BabyBERTa: fixed mask patterns per utterance",
+       .role = math, .field = BB_FIELD(batching.mask_patterns),
+       .check = [] { return count_in(1, 1000); },
+       .from_recipe = [](TrainArgs& a, R r) { a.batching.mask_patterns = r.mask_patterns; }},
+      {.flag = "--hf-masking",
+       .help = "HF recipe: 80/10/10 and a fresh pattern at every visit (default BabyBERTa 90/10/0)",
+       .role = math, .field = BB_FIELD(hf_masking), .form = TrainFlag::switch_on,
+       .from_recipe = [](TrainArgs& a, R r) { a.hf_masking = r.hf_masking; }},
+      {.flag = "--mask-prob", .help = "Masking probability", .role = math,
+       .field = BB_FIELD(batching.masking.prob), .check = [] { return in_range(0.01, 1); },
+       .from_recipe = [](TrainArgs& a, R r) { a.batching.masking.prob = r.mask_prob; }},
+      {.flag = "--bucket-batches", .help = "Batches per length-sorted chunk (1: no bucketing)",
+       .role = math, .field = BB_FIELD(batching.bucket_batches),
+       .check = [] { return count_in(1, 1000000); },
+       .from_recipe = [](TrainArgs& a, R r) { a.batching.bucket_batches = r.bucket_batches; }},
+      {.flag = "--lr", .help = "Peak learning rate", .role = math, .field = BB_FIELD(optim.lr),
+       .check = [] { return in_range(0, 1, true); },
+       .from_recipe = [](TrainArgs& a, R r) { a.optim.lr = r.lr; }},
+      {.flag = "--warmup-steps", .help = "Warmup (-1: min(24000, steps/10))", .role = math,
+       .field = BB_FIELD(optim.warmup_steps), .check = [] { return count_in(-1, 1000000000); },
+       .from_recipe = [](TrainArgs& a, R r) { a.optim.warmup_steps = r.warmup_for(a.steps); }},
+      {.flag = "--schedule",
+       .help = "Learning rate after the warmup: linear (decay to 0 at --steps), constant, or wsd "
+               "(constant, then a linear decay over the last --decay-steps); constant and wsd "
+               "runs can be extended (--extend-to)",
+       .role = math, .field = BB_FIELD(schedule),
+       .check = [] { return one_of("schedule", {kScheduleNames.begin(), kScheduleNames.end()}); },
+       .recorded = [](const TrainArgs& a) { return a.schedule != "linear"; }},
+      {.flag = "--decay-steps",
+       .help = "wsd: steps of the final linear decay to 0 (at most --steps minus the warmup)",
+       .role = math, .field = BB_FIELD(optim.decay_steps),
+       .check = [] { return count_in(1, 1000000000); },
+       .recorded = [](const TrainArgs& a) { return a.schedule == "wsd"; }, .show_default = false},
+      {.flag = "--keep-checkpoints",
+       .help = "Keep the K most recent step checkpoints (all: every one), and always those "
+               "--probe-every probed and the one an extension resumes from",
+       .role = resumable, .field = BB_FIELD(keep_checkpoints), .check = [] { return keep_count(); },
+       .text = [](const TrainArgs& a) {
+         return a.keep_checkpoints == 0 ? std::string("all") : std::to_string(a.keep_checkpoints);
+       }},
+      {.flag = "--weight-decay", .help = "AdamW weight decay", .role = math,
+       .field = BB_FIELD(optim.weight_decay), .check = [] { return in_range(0, 1); },
+       .from_recipe = [](TrainArgs& a, R r) { a.optim.weight_decay = r.weight_decay; }},
+      {.flag = "--clip", .help = "Global grad-norm clip (0: off)", .role = math,
+       .field = BB_FIELD(optim.clip_norm), .check = [] { return in_range(0, 1e6); },
+       .from_recipe = [](TrainArgs& a, R r) { a.optim.clip_norm = r.clip; }},
+      {.flag = "--adam-eps", .help = "AdamW epsilon", .role = math, .field = BB_FIELD(optim.eps),
+       .check = [] { return in_range(0, 1, true, true); },
+       .from_recipe = [](TrainArgs& a, R r) { a.optim.eps = r.adam_eps; }},
+      {.flag = "--no-bias-correction", .help = "Adam without bias correction (reproduces BabyBERTa)",
+       .role = math, .field = BB_FIELD(optim.bias_correction), .form = TrainFlag::switch_off,
+       .from_recipe = [](TrainArgs& a, R r) { a.optim.bias_correction = r.bias_correction; }},
+      {.flag = "--dropout", .help = "Hidden and attention dropout", .role = math,
+       .field = BB_FIELD(dropout), .check = [] { return in_range(0, 1, false, true); },
+       .from_recipe = [](TrainArgs& a, R r) { a.dropout = r.dropout; }},
+      {.flag = "--ssa-lr-mult", .help = "SSA: learning-rate multiplier for b, n", .role = math,
+       .field = BB_FIELD(optim.ssa_lr_mult), .check = [] { return in_range(0, 1e6); }},
+      {.flag = "--eval-every", .help = "Dev loss, checkpoint and metrics line every K steps",
+       .role = resumable, .field = BB_FIELD(eval_every),
+       .check = [] { return count_in(1, 1000000000); }},
+      {.flag = "--dev-fraction", .help = "Held-out dev share of utterances", .role = math,
+       .field = BB_FIELD(dev_fraction), .check = [] { return in_range(0, 0.5); }},
+      {.flag = "--dev-batches", .help = "Dev batches per evaluation", .role = math,
+       .field = BB_FIELD(dev_batches), .check = [] { return count_in(1, 1000000); }},
+      {.flag = "--dev-seed",
+       .help = "Seed of the dev split (the same dev set for every --seed, so dev losses compare "
+               "across seeds)",
+       .role = math, .field = BB_FIELD(dev_seed),
+       .check = [] { return count_in(0, kMaxSeed); },
+       .recorded = [](const TrainArgs& a) { return !a.dev_from_seed; }},
+      {.flag = "--no-dev",
+       .help = "No dev set: every utterance trains and no dev loss is reported (for corpora too "
+               "small to hold one out)",
+       .role = math, .field = BB_FIELD(no_dev), .form = TrainFlag::switch_on,
+       .recorded = [](const TrainArgs& a) { return a.no_dev; }},
+      {.flag = "--probe-every",
+       .help = "Probe --probe-suite every K steps (a multiple of --eval-every; 0: never)",
+       .role = resumable, .field = BB_FIELD(probe_every),
+       .check = [] { return count_in(0, 1000000000); }},
+      {.flag = "--probe-suite", .help = "Suite for --probe-every (learning curves)",
+       .role = resumable, .field = BB_FIELD(probe_suite)},
+      {.flag = "--probe-pairs",
+       .help = "Pairs per paradigm of the --probe-every probes (the first N; 0: all)",
+       .role = resumable, .field = BB_FIELD(probe_pairs),
+       .check = [] { return count_in(0, 100000000); }},
+  };
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags
+    for (int slot = 0; slot < f.value_count; ++slot) {
+      const HeadValueSpec v = f.values[size_t(slot)];
+      const size_t fi = size_t(f.function), si = size_t(slot);
+      const AttentionFunction function = f.function;
+      // SSA's are recorded for runs of every function (they predate the others), else only for
+      // the function's own runs.
+      auto recorded = [function, v](const TrainArgs& a) {
+        return v.in_every_run || parse_attention_function(a.attention) == function;
+      };
+      t.push_back({.flag = std::string(v.init_flag), .help = std::string(v.init_help),
+                   .role = math,
+                   .field = [fi, si](TrainArgs& a) -> FlagField { return &a.head_values[fi][si].init; },
+                   .check = [v] { return in_range(v.lo, v.hi, v.lo_open); },
+                   .recorded = recorded});
+      t.push_back({.flag = std::string(v.freeze_flag), .help = std::string(v.freeze_help),
+                   .role = math,
+                   .field = [fi, si](TrainArgs& a) -> FlagField { return &a.head_values[fi][si].freeze; },
+                   .form = TrainFlag::switch_on, .recorded = recorded});
+    }
+  std::vector<std::string> may_change;
+  for (const TrainFlag& row : t)
+    if (row.role == FlagRole::resumable) may_change.push_back(row.flag);
+  for (TrainFlag& row : t)
+    if (row.flag == "--resume")
+      row.help = fmt::format("Continue from the latest checkpoint in --out (with the same flags; "
+                             "only {} may change)", fmt::join(may_change, ", "));
+  return t;
+}
+
+#undef BB_FIELD
+
+// A member's value as JSON (run.json) and as command-line text.
+ojson json_of(const FlagField& f) {
+  return std::visit([](auto* p) { return ojson(*p); }, f);
+}
+std::string text_of(const FlagField& f) {
+  return std::visit(
+      [](auto* p) -> std::string {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, std::string>) return *p;
+        else if constexpr (std::is_same_v<T, bool>) return *p ? "true" : "false";
+        else return fmt::format("{}", *p);  // doubles: the shortest text that reads back exactly
+      },
+      f);
+}
+
+}  // namespace
+
+const std::vector<TrainFlag>& train_flags() {
+  static const std::vector<TrainFlag> table = make_table();
+  return table;
+}
+
+void add_train_options(CLI::App* cmd, TrainArgs& a, const std::set<std::string>& skip) {
+  for (const TrainFlag& row : train_flags()) {
+    if (skip.count(row.flag)) continue;
+    const FlagField field = row.field(a);
+    if (row.form == TrainFlag::switch_on) {
+      cmd->add_flag(row.flag, *std::get<bool*>(field), row.help);
+      continue;
+    }
+    if (row.form == TrainFlag::switch_off) {
+      bool* member = std::get<bool*>(field);
+      cmd->add_flag_callback(row.flag, [member] { *member = false; }, row.help);
+      continue;
+    }
+    CLI::Option* opt = std::visit(
+        [&](auto* p) { return cmd->add_option(row.flag, *p, row.help); }, field);
+    if (row.check) opt->transform(row.check());  // (a transform may rewrite: --threads, `all`)
+    if (row.required) opt->required();
+    else if (row.text) opt->default_str(row.text(a));
+    else if (row.show_default && !text_of(field).empty()) opt->capture_default_str();
+  }
+}
+
+void apply_recipe(TrainArgs& a, const CLI::App& cmd) {
+  const Recipe r = recipe(a.recipe);
+  for (const TrainFlag& row : train_flags())
+    if (row.from_recipe && cmd.count(row.flag) == 0) row.from_recipe(a, r);
+  a.optim.beta1 = r.beta1, a.optim.beta2 = r.beta2;  // no flags of their own
+  a.layer_norm_eps = r.layer_norm_eps;
+  a.optim.schedule = parse_schedule(a.schedule);
+  // An extendable schedule fixes its warmup from --steps here, so that an extension (a longer
+  // total) keeps the warmup its first segment had.
+  if (a.optim.schedule != Schedule::linear && a.optim.warmup_steps < 0) {
+    OptimConfig planned = a.optim;
+    planned.total_steps = a.steps;
+    a.optim.warmup_steps = effective_warmup(planned);
+  }
+}
+
+TrainArgs parse_train_args(const std::vector<std::string>& args) {
+  BB_CHECK(!args.empty() && args[0] == "train", "internal: not a train command line");
+  CLI::App app;
+  TrainArgs t;
+  add_train_options(&app, t);
+  std::vector<std::string> rev(args.rbegin(), args.rend() - 1);  // CLI11 parses a reversed list
+  app.parse(rev);
+  apply_recipe(t, app);
+  return t;
+}
+
+std::vector<std::string> to_args(const TrainArgs& given) {
+  TrainArgs a = given, defaults;
+  std::vector<std::string> args = {"train"};
+  for (const TrainFlag& row : train_flags()) {
+    const FlagField field = row.field(a);
+    const bool as_default = json_of(field) == json_of(row.field(defaults));
+    if (row.form != TrainFlag::value) {
+      if (!as_default) args.push_back(row.flag);  // a switch is given when it changes its bool
+      continue;
+    }
+    if (as_default && !row.from_recipe) continue;  // (a recipe's flag: always, it would override)
+    args.push_back(row.flag);
+    args.push_back(row.text ? row.text(a) : text_of(field));
+  }
+  return args;
+}
+
+ojson train_settings(const TrainArgs& given, const std::string& corpus_sha256,
+                     const std::string& tokenizer_sha256) {
+  TrainArgs a = given;
+  ojson settings{{"--corpus (sha256)", corpus_sha256}, {"--tokenizer (sha256)", tokenizer_sha256}};
+  for (const TrainFlag& row : train_flags()) {
+    if (row.role != FlagRole::math || (row.recorded && !row.recorded(a))) continue;
+    const ojson value = json_of(row.field(a));
+    settings[row.flag] = row.form == TrainFlag::switch_off ? ojson(!value.get<bool>()) : value;
+  }
+  return settings;
+}
+
+std::string resumable_flags() {
+  std::vector<std::string> flags;
+  for (const TrainFlag& row : train_flags())
+    if (row.role == FlagRole::resumable) flags.push_back(row.flag);
+  return fmt::format("{}", fmt::join(flags, ", "));
+}
+
+}  // namespace bb::cli
