@@ -7,7 +7,8 @@
 
 #include "backend/threads.h"
 #include "cli/commands.h"
-#include "cli/flag_ranges.h"
+#include "common/flag_names.h"
+#include "runs/flag_ranges.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "icl/attention_maps.h"
@@ -41,7 +42,7 @@ void add_attention(CLI::App& app) {
   auto a = std::make_shared<AttentionArgs>();
   cmd->add_option("--model", a->model, "Model directory")->required();
   cmd->add_option("--sentence", a->sentences, "A sentence (repeatable; default: stdin lines)");
-  cmd->add_option("--out", a->out,
+  cmd->add_option(flag_name::out, a->out,
                   "JSON file: per sentence its tokens and weights[layer][head][query][key] "
                   "(default: stdout unless --svg is given)");
   cmd->add_option("--svg", a->svg, "SVG file: a heatmap grid (layers x heads) per sentence");
@@ -54,10 +55,10 @@ void add_attention(CLI::App& app) {
   cmd->add_option("--sequences", a->sequences, "ICL models: sequences drawn from the model's task")
       ->check(count_in(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--seed", a->seed, "ICL models: seed of the sequences")
+  cmd->add_option(flag_name::seed, a->seed, "ICL models: seed of the sequences")
       ->check(count_in(0, kMaxSeed))
       ->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Compute threads")
+  cmd->add_option(flag_name::threads, a->threads, "Compute threads")
       ->transform(thread_count())
       ->capture_default_str();
   cmd->callback([a] {

@@ -18,14 +18,15 @@
 #include <functional>
 #include <map>
 
-#include "backend/cpu/blas_core.h"
+#include "backend/kernel_choice.h"
 #include "backend/frozen_linear.h"
 #include "backend/ops.h"
 #include "cli/commands.h"
-#include "cli/train.h"
+#include "common/flag_names.h"
+#include "runs/train_run.h"
 #include "cli/bench_icl.h"
 #include "cli/bench_windows.h"
-#include "cli/flag_ranges.h"
+#include "runs/flag_ranges.h"
 #include "common/buffer.h"
 #include "backend/threads.h"
 #include "common/error.h"
@@ -298,7 +299,7 @@ void add_bench(CLI::App& app) {
                   "What to measure: train | score | gemm (the machine's sgemm peak) | tokenizer")
       ->required()
       ->check(CLI::IsMember({"train", "score", "gemm", "tokenizer"}));
-  cmd->add_option("--preset", a->preset, "Model preset: babyberta, small, tiny (--kind icl: "
+  cmd->add_option(flag_name::preset, a->preset, "Model preset: babyberta, small, tiny (--kind icl: "
                   "icl-tiny, icl-small, icl-standard)")
       ->check(one_of("preset", all_preset_names()))
       ->capture_default_str();
@@ -309,19 +310,19 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--arch", a->arch, "--kind icl: full, attention-only, attention-only-residual")
       ->check(one_of("architecture", icl::arch_names()))
       ->capture_default_str();
-  cmd->add_option("--attention", a->attention, attention_function_help())
+  cmd->add_option(flag_name::attention, a->attention, attention_function_help())
       ->check(one_of("attention function", attention_function_name_list()))
       ->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Compute threads")
+  cmd->add_option(flag_name::threads, a->threads, "Compute threads")
       ->transform(thread_count())
       ->capture_default_str();
-  cmd->add_option("--device", a->device, "cpu or cuda (train, score)")->capture_default_str();
+  cmd->add_option(flag_name::device, a->device, "cpu or cuda (train, score)")->capture_default_str();
   cmd->add_option("--batch-tokens", a->batch_tokens,
                   "Tokens per scoring batch (score; 0: the device's default, CPU 512, CUDA 8192)")
       ->check(count_in(0, 16777216))
       ->capture_default_str();
   cmd->add_flag("--tf32", a->tf32, "CUDA: TF32 tensor-core GEMMs (default: exact fp32)");
-  cmd->add_option("--cuda-graphs", a->cuda_graphs,
+  cmd->add_option(flag_name::cuda_graphs, a->cuda_graphs,
                   "CUDA (train): replay captured steps as CUDA graphs (on/off)")
       ->capture_default_str();
   cmd->add_option("--batch", a->batch, "Utterances per batch (--kind icl: sequences, default 64)")
@@ -335,15 +336,15 @@ void add_bench(CLI::App& app) {
                   "Measured windows (train, score): rates are their median, *_windows lists each")
       ->capture_default_str()
       ->check(count_in(1, 1000));
-  cmd->add_option("--corpus", a->corpus, "Corpus for bench tokenizer");
+  cmd->add_option(flag_name::corpus, a->corpus, "Corpus for bench tokenizer");
   cmd->add_option("--method", a->method, "Scoring method for bench score")
       ->check(one_of("scoring method", method_names()))
       ->capture_default_str();
-  cmd->add_option("--vocab-size", a->vocab_size, "Vocabulary for bench tokenizer")
+  cmd->add_option(flag_name::vocab_size, a->vocab_size, "Vocabulary for bench tokenizer")
       ->check(count_in(16, 1000000))
       ->capture_default_str();
   cmd->callback([a, cmd] {
-    if (a->kind == "icl" && cmd->count("--preset") == 0) a->preset = "icl-tiny";
+    if (a->kind == "icl" && cmd->count(flag_name::preset) == 0) a->preset = "icl-tiny";
     if (a->what == "gemm") return bench_gemm(*a);
     if (a->what == "tokenizer") return bench_tokenizer(*a);
     if (a->what == "score") return bench_score(*a);

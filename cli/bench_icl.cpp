@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "backend/cpu/blas_core.h"
+#include "backend/kernel_choice.h"
 #include "backend/threads.h"
 #include "cli/bench_windows.h"
 #include "icl/trainer.h"

@@ -3,12 +3,14 @@
 #pragma once
 #include <string>
 
+#include "backend/attention_function.h"
 #include "backend/device.h"
 
 namespace bb::cli {
 
 struct IclBenchSettings {
-  std::string preset = "icl-tiny", attention = "softmax", arch = "full";
+  std::string preset = "icl-tiny", arch = "full",
+              attention = attention_function_name(AttentionFunction::softmax);
   int threads = 1, batch = 64, points = 41, repeat = 1;
   double seconds = 10;
   Device device = Device::cpu;

@@ -10,15 +10,10 @@
 namespace bb {
 struct CorpusStats;
 struct Comparison;
+struct ProbeSummary;
 }
 
 namespace bb::cli {
-
-// A run stopped by Ctrl-C or SIGTERM after saving its state: main() prints the message and exits
-// 130, so that scripts and `experiment` never take an interrupted run for a finished one.
-struct Interrupted : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 void add_bench(CLI::App& app);
 void add_info(CLI::App& app);
@@ -41,10 +36,9 @@ void add_icl_experiment(CLI::App& icl);
 void add_icl_report(CLI::App& icl);
 // Fails (one line) unless `flags` parse as icl train's (experiment checks what it forwards).
 void check_icl_train_flags(const std::vector<std::string>& flags);
+// A probe's per-paradigm and per-phenomenon accuracies, on stdout (probe, baseline).
+void print_probe_table(const ProbeSummary& s);
 // The per-phenomenon table of a comparison, on stdout.
 void print_phenomena(const Comparison& c);
-
-// Warns on stderr about lines skipped as invalid UTF-8, with their line numbers.
-void warn_invalid_lines(const std::filesystem::path& corpus, const CorpusStats& stats);
 
 }  // namespace bb::cli

@@ -8,7 +8,8 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
-#include "cli/flag_ranges.h"
+#include "common/flag_names.h"
+#include "runs/flag_ranges.h"
 #include "probing/compare.h"
 #include "probing/report.h"
 
@@ -96,7 +97,7 @@ void add_compare(CLI::App& app) {
                   "Result JSON files from probe, or directories of them (experiment's "
                   "NAME.settings.json files beside them, as in results/*.json, are skipped)")
       ->required();
-  cmd->add_option("--out", *out, "Report directory")->required();
+  cmd->add_option(flag_name::out, *out, "Report directory")->required();
   cmd->add_option("--bootstrap", *boot, "Bootstrap replicates (1 to 1,000,000)")
       ->check(count_in(1, 1000000))
       ->capture_default_str();

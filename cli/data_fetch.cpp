@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "common/flag_names.h"
 #include "corpora/fetch.h"
 
 namespace bb::cli {
@@ -14,7 +15,7 @@ void add_data(CLI::App& app) {
   auto* cmd = group->add_subcommand("fetch", "Download and verify AO-CHILDES, Zorro and BLiMP");
   auto opt = std::make_shared<FetchOptions>();
   auto only = std::make_shared<std::vector<std::string>>();
-  cmd->add_option("--out", opt->out, "Output directory")->required();
+  cmd->add_option(flag_name::out, opt->out, "Output directory")->required();
   cmd->add_option("--base", opt->base, "Base URL (BASE/owner/repo/commit/path; file:// works)")
       ->capture_default_str();
   cmd->add_option("--only", *only, "Subset: aochildes, zorro, blimp")

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "common/flag_names.h"
 #include "encoder/checkpoint.h"
 #include "encoder/config.h"
 #include "embedded_python.h"
@@ -69,7 +70,7 @@ void add_export(CLI::App& app) {
   auto* cmd = app.add_subcommand("export", "Write a model directory as a HuggingFace folder");
   auto model = std::make_shared<std::string>(), out = std::make_shared<std::string>();
   cmd->add_option("--model", *model, "Model directory")->required();
-  cmd->add_option("--out", *out, "HF folder to write")->required();
+  cmd->add_option(flag_name::out, *out, "HF folder to write")->required();
   cmd->callback([model, out] { run_export(*model, *out); });
 }
 

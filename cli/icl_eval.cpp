@@ -6,8 +6,9 @@
 
 #include "backend/threads.h"
 #include "cli/commands.h"
-#include "cli/flag_ranges.h"
-#include "cli/split_list.h"
+#include "common/flag_names.h"
+#include "runs/flag_ranges.h"
+#include "runs/split_list.h"
 #include "common/error.h"
 #include "icl/eval.h"
 #include "icl/model.h"
@@ -129,20 +130,20 @@ void add_icl_eval(CLI::App& icl_cmd) {
       ->capture_default_str();
   cmd->add_option("--from-point", a->from_point, "Errors count from this point on (1-based; the "
                   "authors' 4)")->check(count_in(1, 256))->capture_default_str();
-  cmd->add_option("--seed", a->seed, "Seed of the test sequences")->check(count_in(0, kMaxSeed))
+  cmd->add_option(flag_name::seed, a->seed, "Seed of the test sequences")->check(count_in(0, kMaxSeed))
       ->capture_default_str();
   cmd->add_option("--batch", a->batch, "Sequences per forward pass")->check(count_in(1, 4096))
       ->capture_default_str();
-  cmd->add_option("--out", a->out, "Output directory")->required();
+  cmd->add_option(flag_name::out, a->out, "Output directory")->required();
   cmd->add_flag("--no-baselines", a->no_baselines, "Models only");
   cmd->add_flag("--authors-draws", a->authors_draws,
                 "The authors' inputs instead of independent draws: x_ij = sigma randn after "
                 "torch.manual_seed(100 i + 10 j) (overlapping sequences); linear: 100 functions "
                 "per cell from manual_seed(sigma_fn), as testoverxandy.py (the notebook's "
                 "protocol: --lengths 40 --sigmas 1 --sigma-fn 1:10 --from-point 3)");
-  cmd->add_option("--threads", a->threads, "Compute threads")->transform(thread_count())
+  cmd->add_option(flag_name::threads, a->threads, "Compute threads")->transform(thread_count())
       ->capture_default_str();
-  cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();
+  cmd->add_option(flag_name::device, a->device, "cpu or cuda")->capture_default_str();
   cmd->callback([a] { run(*a); });
 }
 

@@ -9,7 +9,7 @@
 
 #include "backend/threads.h"
 #include "cli/commands.h"
-#include "cli/run_settings.h"
+#include "runs/run_settings.h"
 #include "common/files.h"
 #include "encoder/checkpoint.h"
 

@@ -3,8 +3,9 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
-#include "backend/cpu/blas_core.h"
+#include "backend/kernel_choice.h"
 #include "cli/commands.h"
 #include "cli/parse_errors.h"
 #include "corpora/corpus.h"
@@ -12,17 +13,25 @@
 #include "common/stop_signals.h"
 #include "encoder/trainer.h"
 #include "parallel/mpi.h"
+#include "runs/rank_jobs.h"
+#include "runs/train_flags.h"
+#include "runs/train_run.h"
 
 namespace bb::cli {
-void warn_invalid_lines(const std::filesystem::path& corpus, const CorpusStats& stats) {
-  if (stats.invalid_lines.empty()) return;
-  std::string lines;
-  for (size_t i = 0; i < stats.invalid_lines.size() && i < 20; ++i)
-    lines += (i ? ", " : "") + std::to_string(stats.invalid_lines[i]);
-  if (stats.invalid_lines.size() > 20) lines += ", ...";
-  fmt::print(stderr, "babyberta: warning: {}: skipped {} lines that are not valid UTF-8 (lines {})\n",
-             corpus.string(), stats.invalid_lines.size(), lines);
+// A job of experiment's on this rank (runs/rank_jobs.h): its arguments parsed as its command's
+// and run here. A training job never spreads over the ranks (each rank trains its own run).
+void run_job(const std::vector<std::string>& args) {
+  BB_CHECK(!args.empty(), "internal: a job without a command");
+  if (args[0] == "train") return run_train(parse_train_args(args));
+  CLI::App app;
+  app.require_subcommand(1);
+  add_probe(app);
+  add_tokenizer(app);
+  add_icl(app);  // icl train and icl eval jobs of `icl experiment`
+  std::vector<std::string> rev(args.rbegin(), args.rend());
+  app.parse(rev);
 }
+
 // An error's one line (naming the rank in an MPI job) and its exit code; peers that may wait for
 // this rank in a collective are stopped (MPI_Abort), since they would otherwise wait forever.
 int report_error(const std::string& what, int code) {
@@ -63,6 +72,7 @@ int main(int argc, char** argv) {
   bb::cli::add_export(app);
   try {
     bb::receive_stop_signals();  // before any thread starts (see common/stop_signals.h)
+    bb::set_job_runner(bb::cli::run_job);
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -71,7 +81,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "babyberta: error: {}\n", bb::cli::describe_parse_error(app, e));
     return 2;
-  } catch (const bb::cli::Interrupted& e) {
+  } catch (const bb::Interrupted& e) {
     return bb::cli::report_error(e.what(), 130);
   } catch (const std::bad_alloc&) {
     return bb::cli::report_error("error: out of memory (try a smaller --batch-size, --preset or "

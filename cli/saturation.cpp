@@ -9,8 +9,9 @@
 
 #include "backend/threads.h"
 #include "cli/commands.h"
-#include "cli/flag_ranges.h"
-#include "cli/split_list.h"
+#include "common/flag_names.h"
+#include "runs/flag_ranges.h"
+#include "runs/split_list.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "encoder/config.h"
@@ -137,7 +138,7 @@ void run(SaturationArgs a) {
   }
   std::vector<SaturationCurves> curves;
   if (a.analytic) {
-    for (const auto& name : split_list(a.attention, "--attention"))
+    for (const auto& name : split_list(a.attention, flag_name::attention))
       curves.push_back(
           analytic_saturation(parse_attention_function(name), a.length, a.sentences, a.settings));
     const std::string described = fmt::format(
@@ -181,7 +182,7 @@ void add_saturation(CLI::App& app) {
   auto a = std::make_shared<SaturationArgs>();
   cmd->add_option("--model", a->models, "Model directory (repeatable)");
   cmd->add_option("--suite", a->suite, "Suite whose grammatical sentences are used (DIR|FILE)");
-  cmd->add_option("--out", a->out, "Output directory")->required();
+  cmd->add_option(flag_name::out, a->out, "Output directory")->required();
   cmd->add_option("--sentences", a->sentences,
                   "Sentences (with --analytic: random blocks of --length rows; ICL models: "
                   "sequences per sigma)")
@@ -193,12 +194,12 @@ void add_saturation(CLI::App& app) {
   cmd->add_option("--boosts", a->settings.boosts, "Boosts delta added to one key's score")
       ->check(in_range(0, 1e6))
       ->capture_default_str();
-  cmd->add_option("--seed", a->settings.seed, "Seed of the boosted keys (and analytic rows)")
+  cmd->add_option(flag_name::seed, a->settings.seed, "Seed of the boosted keys (and analytic rows)")
       ->check(count_in(0, kMaxSeed))
       ->capture_default_str();
   cmd->add_flag("--analytic", a->analytic,
                 "Random N(0, 1) score rows instead of models, one curve per --attention function");
-  cmd->add_option("--attention", a->attention, "Functions for --analytic (comma-separated)")
+  cmd->add_option(flag_name::attention, a->attention, "Functions for --analytic (comma-separated)")
       ->check(one_of("attention function", attention_function_name_list(), true))
       ->capture_default_str();
   cmd->add_option("--length", a->length, "Keys per random row (--analytic)")
@@ -210,8 +211,8 @@ void add_saturation(CLI::App& app) {
   cmd->add_option("--points", a->points, "ICL models: points per sequence")
       ->check(count_in(1, 256))
       ->capture_default_str();
-  cmd->add_option("--device", a->device, "ICL models: cpu or cuda")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Compute threads")
+  cmd->add_option(flag_name::device, a->device, "ICL models: cpu or cuda")->capture_default_str();
+  cmd->add_option(flag_name::threads, a->threads, "Compute threads")
       ->transform(thread_count())
       ->capture_default_str();
   cmd->callback([a] { run(*a); });

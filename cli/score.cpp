@@ -9,7 +9,8 @@
 
 #include "cli/commands.h"
 #include "backend/threads.h"
-#include "cli/flag_ranges.h"
+#include "common/flag_names.h"
+#include "runs/flag_ranges.h"
 #include "common/error.h"
 #include "probing/scorer.h"
 #include "tokenizer/normalizer.h"
@@ -34,10 +35,10 @@ void add_score(CLI::App& app) {
       ->check(one_of("reduction", {"sum", "mean"}));
   cmd->add_flag("--per-token", a->per_token,
                 "Also print each scored token's log-probability (logprobs) and piece (pieces)");
-  cmd->add_option("--threads", a->threads, "Compute threads")
+  cmd->add_option(flag_name::threads, a->threads, "Compute threads")
       ->transform(thread_count())
       ->capture_default_str();
-  cmd->add_option("--device", a->device, "cpu or cuda")->capture_default_str();
+  cmd->add_option(flag_name::device, a->device, "cpu or cuda")->capture_default_str();
   cmd->callback([a] {
     set_threads(a->threads);
     const Device device = usable_device(a->device);

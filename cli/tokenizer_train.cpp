@@ -5,7 +5,8 @@
 
 #include "cli/commands.h"
 #include "backend/threads.h"
-#include "cli/flag_ranges.h"
+#include "common/flag_names.h"
+#include "runs/flag_ranges.h"
 #include "corpora/corpus.h"
 
 namespace bb::cli {
@@ -21,18 +22,18 @@ void add_tokenizer(CLI::App& app) {
     bool keep_case = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("--corpus", a->corpus, "One utterance per line (UTF-8)")->required();
-  cmd->add_option("--out", a->out, "Output directory (tokenizer.model, tokenizer.json)")
+  cmd->add_option(flag_name::corpus, a->corpus, "One utterance per line (UTF-8)")->required();
+  cmd->add_option(flag_name::out, a->out, "Output directory (tokenizer.model, tokenizer.json)")
       ->required();
-  cmd->add_option("--vocab-size", a->opt.vocab_size,
+  cmd->add_option(flag_name::vocab_size, a->opt.vocab_size,
                   "Vocabulary size incl. specials (the corpus sets its minimum: 5 specials, 256 "
                   "byte pieces and its distinct characters)")
       ->check(count_in(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--model-type", a->opt.model_type, "bpe or unigram")->capture_default_str();
-  cmd->add_flag("--keep-case", a->keep_case, "Do not lower-case (default: lower-case)");
-  cmd->add_flag("--strict", a->corpus_opt.strict, "Invalid UTF-8 is an error, not a warning");
-  cmd->add_option("--threads", a->opt.threads, "Threads")
+  cmd->add_flag(flag_name::keep_case, a->keep_case, "Do not lower-case (default: lower-case)");
+  cmd->add_flag(flag_name::strict, a->corpus_opt.strict, "Invalid UTF-8 is an error, not a warning");
+  cmd->add_option(flag_name::threads, a->opt.threads, "Threads")
       ->transform(thread_count())
       ->capture_default_str();
   cmd->callback([a] {

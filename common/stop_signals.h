@@ -5,6 +5,7 @@
 // 3.x; Debian bookworm ships 2.6.3).
 #pragma once
 #include <atomic>
+#include <stdexcept>
 
 namespace bb {
 
@@ -18,5 +19,11 @@ void receive_stop_signals();
 // From now on the first stop signal, and every later one, sets `flag`; the command checks it,
 // saves its state and exits 130 (train, experiment).
 void stop_gracefully(std::atomic<bool>& flag);
+
+// A run stopped by Ctrl-C or SIGTERM after saving its state: main() prints the message and exits
+// 130, so that scripts and `experiment` never take an interrupted run for a finished one.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace bb

@@ -1,5 +1,6 @@
 #include "corpora/corpus.h"
 
+#include <fmt/core.h>
 #include <fmt/format.h>
 
 #include <optional>
@@ -163,6 +164,16 @@ std::pair<TokenizedCorpus, TokenizedCorpus> split_dev(const TokenizedCorpus& all
   }
   train.stats = dev.stats = all.stats;
   return {std::move(train), std::move(dev)};
+}
+
+void warn_invalid_lines(const std::filesystem::path& corpus, const CorpusStats& stats) {
+  if (stats.invalid_lines.empty()) return;
+  std::string lines;
+  for (size_t i = 0; i < stats.invalid_lines.size() && i < 20; ++i)
+    lines += (i ? ", " : "") + std::to_string(stats.invalid_lines[i]);
+  if (stats.invalid_lines.size() > 20) lines += ", ...";
+  fmt::print(stderr, "babyberta: warning: {}: skipped {} lines that are not valid UTF-8 (lines {})\n",
+             corpus.string(), stats.invalid_lines.size(), lines);
 }
 
 }  // namespace bb

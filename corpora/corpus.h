@@ -31,6 +31,8 @@ struct CorpusStats {
 std::vector<std::string> read_corpus_lines(const std::filesystem::path& path,
                                            const CorpusOptions& opt, const Normalizer& norm,
                                            CorpusStats& stats);
+// Warns on stderr about lines skipped as invalid UTF-8, with their line numbers (the first 20).
+void warn_invalid_lines(const std::filesystem::path& corpus, const CorpusStats& stats);
 
 // Token ids of every kept utterance, back to back: utterance i is ids[offsets[i], offsets[i+1]).
 struct TokenizedCorpus {

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "backend/attention_function.h"
+
 namespace bb::icl {
 
 // The first sigma at which `error` reaches `level` (interpolated), NaN when it never does.
@@ -38,7 +40,8 @@ struct SignTest {
 SignTest censored_sign_test(const std::map<int, double>& a, const std::map<int, double>& b);
 
 struct ShiftReportSettings {
-  std::string reference = "softmax", primary = "ssa";
+  std::string reference = attention_function_name(AttentionFunction::softmax),
+              primary = attention_function_name(AttentionFunction::ssa);
   double level = 0.5;
   int trained_points = 41;  // lengths above it rely on untrained positions
 };

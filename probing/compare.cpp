@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <set>
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/flag_names.h"
 #include "common/json_read.h"
 #include "common/philox.h"
 #include "probing/results.h"
@@ -19,94 +19,6 @@ namespace bb {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
-  BB_CHECK(!files.empty(), "compare: no result files given");
-  std::vector<RunResult> runs;
-  for (const fs::path& f : files) {
-    RunResult r;
-    r.path = f;
-    r.header = parse_json(read_file(f), f.string());
-    check_probe_result(r.header, f.string());
-    r.seed = r.header["config"].value("seed", int64_t(0));
-    for (auto& [name, v] : r.header["paradigms"].items()) {
-      r.paradigms.push_back(name);
-      r.accuracy[name] = v.at("accuracy").get<double>();
-      r.phenomenon_of[name] = v.value("phenomenon", name);
-    }
-    // Learning and dev-loss curves: the metrics.jsonl lines `train` wrote next to the model
-    // (probe_overall with --probe-every; dev_loss at every evaluation), or, in a results folder
-    // kept without its run directories, their copy metrics-NAME.jsonl next to NAME.json.
-    // Only a holistic result carries them: `train --probe-every` probes holistically, and one
-    // run's curves belong to one group.
-    fs::path metrics = fs::path(r.header.value("model", std::string())) / "metrics.jsonl";
-    if (!fs::exists(metrics))
-      metrics = f.parent_path() / ("metrics-" + f.stem().string() + ".jsonl");
-    if (r.header.value("method", std::string()) == "holistic" && fs::exists(metrics)) {
-      std::ifstream in(metrics);
-      for (std::string line; std::getline(in, line);) {
-        try {
-          const json j = json::parse(line);
-          if (j.contains("probe_overall"))
-            r.curve[j.at("step").get<int64_t>()] = j.at("probe_overall").get<double>();
-          if (j.contains("dev_loss") && j.at("dev_loss").is_number())
-            r.dev_loss[j.at("step").get<int64_t>()] = j.at("dev_loss").get<double>();
-        } catch (const json::exception&) {
-          // a torn last line: not a point
-        }
-      }
-    }
-    const fs::path pairs = fs::path(f).replace_extension(".pairs.jsonl");
-    if (fs::exists(pairs)) r.outcomes = read_pair_outcomes(pairs);
-    runs.push_back(std::move(r));
-  }
-  // Group by the attention label; what else differs between the files (method, size, steps,
-  // training recipe, suite, pairs per paradigm) makes strata, compared within and never across.
-  auto field = [](const RunResult& r, const std::string& k) -> std::string {
-    const json& cfg = r.header["config"];
-    if (k == "method") {  // with the reduction when not the method's default: "pll (mean)"
-      const std::string m = r.header["method"].get<std::string>();
-      const std::string red = r.header.value("reduction", std::string());  // absent: older results
-      const auto known = method_names();
-      const bool is_default = std::find(known.begin(), known.end(), m) != known.end() &&
-                              red == reduction_name(default_reduction(parse_method(m)));
-      return red.empty() || is_default ? m : fmt::format("{} ({})", m, red);
-    }
-    if (k == "size")
-      return fmt::format("{}L/{}H/{}d", cfg.value("num_hidden_layers", 0),
-                         cfg.value("num_attention_heads", 0), cfg.value("hidden_size", 0));
-    if (k == "steps") return fmt::format("{} steps", cfg.value("steps", int64_t(0)));
-    auto text = [](const json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
-    if (k == "suite") return "suite " + text(r.header.value("suite", json()));
-    if (k == "recipe") {  // the training recipe, from the run.json that probe recorded
-      const json t = r.header.value("training", json());
-      return "recipe " + (t.is_object() ? t.value("--recipe", std::string("babyberta"))
-                                        : std::string("babyberta"));
-    }
-    return text(r.header.value("pairs_per_paradigm", json("all"))) + " pairs per paradigm";
-  };
-  for (auto& r : runs) r.label = r.header["config"].value("label", std::string("model"));
-  // Reference results (n-gram baselines, method "ngram") are shown beside the groups and never
-  // compared: they stand apart from the strata, which the trained models' settings alone make.
-  auto is_reference = [](const RunResult& r) { return r.header.value("method", "") == "ngram"; };
-  for (const std::string k : {"method", "size", "steps", "recipe", "suite", "pairs"}) {
-    std::set<std::string> values;
-    for (const auto& r : runs)
-      if (!is_reference(r)) values.insert(field(r, k));
-    if (values.size() > 1)
-      for (auto& r : runs)
-        if (!is_reference(r)) r.stratum += (r.stratum.empty() ? "" : ", ") + field(r, k);
-  }
-  for (auto& r : runs) {
-    if (is_reference(r)) {
-      r.stratum = "reference";  // equal to no trained group's stratum: never compared
-      r.group = r.label + " (reference)";
-    } else {
-      r.group = r.stratum.empty() ? r.label : r.label + ", " + r.stratum;
-    }
-  }
-  return runs;
-}
 
 std::string seed_test_name(SeedTest t) {
   return t == SeedTest::paired ? "paired t" : t == SeedTest::welch ? "Welch t" : "none";
@@ -296,9 +208,9 @@ std::vector<double> mean_replicates(const Replicates& reps, const std::vector<st
 
 // The settings that fix a run's data order (run.json, as probe copied them into "training").
 constexpr const char* kDataOrderSettings[] = {
-    "--corpus (sha256)", "--tokenizer (sha256)", "--seed", "--steps", "--batch-size",
-    "--mask-patterns", "--hf-masking", "--mask-prob", "--bucket-batches", "--strict",
-    "--dev-fraction", "--dev-seed"};
+    "--corpus (sha256)", "--tokenizer (sha256)", flag_name::seed, flag_name::steps, flag_name::batch_size,
+    flag_name::mask_patterns, flag_name::hf_masking, flag_name::mask_prob, flag_name::bucket_batches, flag_name::strict,
+    flag_name::dev_fraction, flag_name::dev_seed};
 
 // Whether A and B pair by seed: the same seeds, and for each seed the same data-order settings
 // recorded in both results (results without them cannot show it: not paired).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/files.h"
+#include "common/flag_names.h"
 #include "common/hash.h"
 #include "probing/report_charts.h"
 #include "probing/statistics.h"
@@ -205,20 +206,20 @@ GroupSettings group_settings(const RunResult& r) {
   const nlohmann::json t = h.value("training", nlohmann::json());
   auto text = [](const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
   GroupSettings s;
-  s.preset = t.is_object() && t.contains("--preset")
-                 ? text(t["--preset"])
+  s.preset = t.is_object() && t.contains(flag_name::preset)
+                 ? text(t[flag_name::preset])
                  : fmt::format("{}L/{}H/{}d", cfg.value("num_hidden_layers", 0),
                                cfg.value("num_attention_heads", 0), cfg.value("hidden_size", 0));
   s.steps = std::to_string(cfg.value("steps", int64_t(0)));
   s.masking = "not recorded";
   s.corpus = "not recorded";
   if (t.is_object()) {
-    if (t.contains("--hf-masking"))
-      s.masking = t["--hf-masking"].get<bool>()
-                      ? fmt::format("HF 80/10/10, p {}", text(t.value("--mask-prob", nlohmann::json())))
+    if (t.contains(flag_name::hf_masking))
+      s.masking = t[flag_name::hf_masking].get<bool>()
+                      ? fmt::format("HF 80/10/10, p {}", text(t.value(flag_name::mask_prob, nlohmann::json())))
                       : fmt::format("BabyBERTa 90/10/0, p {}, {} patterns",
-                                    text(t.value("--mask-prob", nlohmann::json())),
-                                    text(t.value("--mask-patterns", nlohmann::json())));
+                                    text(t.value(flag_name::mask_prob, nlohmann::json())),
+                                    text(t.value(flag_name::mask_patterns, nlohmann::json())));
     const std::string sha = t.value("--corpus (sha256)", std::string());
     s.corpus = fmt::format("{} ({})", t.value("corpus", std::string("path not recorded")),
                            sha.substr(0, 12));

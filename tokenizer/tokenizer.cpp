@@ -72,8 +72,8 @@ std::unordered_map<std::string, std::string> trainer_args(const TokenizerTrainOp
   const std::string msg = status.error_message();
   const size_t cap = msg.find("Please set it to a value <= ");
   if (msg.find("Vocabulary size too high") != std::string::npos && cap != std::string::npos)
-    fail("{}: vocabulary size {} is too large for this corpus (at most ~{} pieces); lower "
-         "--vocab-size", src, opt.vocab_size, std::atoi(msg.c_str() + cap + 28));
+    fail("{}: vocabulary size {} is too large for this corpus (at most ~{} pieces); "
+         "lower --vocab-size", src, opt.vocab_size, std::atoi(msg.c_str() + cap + 28));
   fail("{}: SentencePiece could not train a {} tokenizer of {} pieces on it; try a smaller "
        "--vocab-size or a larger corpus", src, opt.model_type, opt.vocab_size);
 }

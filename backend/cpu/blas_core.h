@@ -7,6 +7,8 @@
 #pragma once
 #include <string>
 
+#include "backend/kernel_choice.h"
+
 namespace bb {
 
 // What this CPU and its OS run, from cpuid and XGETBV (XCR0's YMM and, for AVX-512, opmask/ZMM
@@ -19,18 +21,8 @@ CpuFeatures cpu_features();
 // From cpu_features(): "SkylakeX" with AVX-512, "Haswell" with AVX2 + FMA, else nullptr.
 const char* blas_core_for_this_cpu();
 
-// Call first in main(), before any thread or MPI starts: if OPENBLAS_CORETYPE is unset and
-// OpenBLAS chose narrower kernels than this CPU runs, sets the variable and execv()s
-// /proc/self/exe with the same arguments (and returns, changing nothing, if that fails).
-void select_blas_core(char** argv);
-
-// Where the user's OPENBLAS_CORETYPE made OpenBLAS load kernels that need instructions this CPU or
-// OS lacks (SkylakeX without AVX-512, Bulldozer without FMA4, ...), which die of SIGILL at the
-// first product: what is wrong and what to do, in one line; else "". It judges the core OpenBLAS
-// loaded (openblas_get_corename), not the name set: names OpenBLAS does not know, or cannot force
-// (Debian's 0.3.21 falls back to its own choice for e.g. Cooperlake), are fine.
-std::string unsupported_blas_core();
-// The same as a pure function: `set` is the variable's value (nullptr: unset), `loaded` the core.
+// unsupported_blas_core() as a pure function: `set` is the variable's value (nullptr: unset),
+// `loaded` the core.
 std::string unsupported_core_message(const char* set, const char* loaded, const CpuFeatures& cpu);
 
 // True when OpenBLAS runs kernels as wide as this CPU supports (its own choice, ours after the
@@ -40,16 +32,9 @@ std::string unsupported_core_message(const char* set, const char* loaded, const 
 // about as fast on AVX-512 (bench/gemm_shapes.cpp, bench/RESULTS.md).
 bool openblas_full_width();
 
-// C(M,N) = A(M,K) B(K,N) through OpenBLAS itself, row-major (for `bench gemm`: where the build has
-// oneDNN, cpu::gemm runs this product on it).
-void openblas_sgemm(int M, int N, int K, const float* A, const float* B, float* C);
 
 // OpenBLAS's thread count (backend/threads.h sets it together with OpenMP's).
 void set_blas_threads(int n);
 
-// What ran, for provenance: e.g. "OpenBLAS 0.3.21, SkylakeX kernels (chosen from cpuid)", preceded
-// by "oneDNN 2.6.3 sgemm; " where float GEMMs run on oneDNN (its kernels chosen from cpuid), or by
-// "oneDNN 2.6.3 sgemm, weight gradients on OpenBLAS; " where openblas_full_width().
-std::string blas_provenance();
 
 }  // namespace bb

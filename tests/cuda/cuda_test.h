@@ -2,6 +2,8 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include "backend/cuda/device.h"
 #include "test_util.h"
 
@@ -12,3 +14,16 @@
     MESSAGE("skipped: no CUDA device");   \
     return;                               \
   }
+
+namespace bb::test {
+
+// A host vector's copy on the device.
+template <typename T>
+bb::cuda::DeviceArray<T> dev(const std::vector<T>& v) {
+  return bb::cuda::DeviceArray<T>(v);
+}
+
+// max |cuda - cpu| / max |cpu| per output tensor.
+constexpr double kTol = 1e-4;
+
+}  // namespace bb::test

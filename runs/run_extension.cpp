@@ -1,16 +1,17 @@
-#include "cli/run_extension.h"
+#include "runs/run_extension.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <regex>
 
-#include "cli/run_settings.h"
+#include "common/flag_names.h"
+#include "runs/run_settings.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "encoder/checkpoint.h"
 
-namespace bb::cli {
+namespace bb {
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
@@ -54,7 +55,7 @@ void extend_run(TrainArgs& a, const ojson& settings) {
   BB_CHECK(record, "{}: --extend-to, but there is no run.json to extend (not a run directory, or "
            "a run from an older version)", out.string());
   const ojson& saved = (*record)["settings"];
-  const int64_t recorded = saved.value("--steps", int64_t(0));
+  const int64_t recorded = saved.value(flag_name::steps, int64_t(0));
   const int64_t planned = a.steps;
   a.steps = a.extend_to;
   if (recorded == a.extend_to) return;  // extended already: a resume of the extension
@@ -92,7 +93,7 @@ void extend_run(TrainArgs& a, const ojson& settings) {
 
   // run.json last: until it says N, a rerun redoes the (idempotent) moves above.
   ojson run = *record;
-  run["settings"]["--steps"] = a.extend_to;
+  run["settings"][flag_name::steps] = a.extend_to;
   if (!run.contains("segments") || !run["segments"].is_array())
     run["segments"] = ojson::array({ojson{{"steps", planned}, {"from_step", 0}}});
   ojson segment{{"steps", a.extend_to}, {"from_step", from}};
@@ -106,4 +107,4 @@ void extend_run(TrainArgs& a, const ojson& settings) {
                                  : "");
 }
 
-}  // namespace bb::cli
+}  // namespace bb

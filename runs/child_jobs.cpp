@@ -1,6 +1,6 @@
-#include "cli/child_jobs.h"
+#include "runs/child_jobs.h"
 
-#include "cli/progress.h"
+#include "runs/progress.h"
 
 #include <fcntl.h>
 #include <fmt/core.h>
@@ -14,12 +14,12 @@
 #include <chrono>
 #include <cstring>
 
-#include "cli/commands.h"
-#include "cli/progress.h"
+#include "common/stop_signals.h"
+#include "runs/progress.h"
 #include "common/error.h"
 #include "encoder/trainer.h"
 
-namespace bb::cli {
+namespace bb {
 
 namespace fs = std::filesystem;
 
@@ -134,4 +134,4 @@ void run_jobs(const std::vector<Job>& jobs, int parallel, const JobsStatus& stat
                                                       : fmt::format("{}", fmt::join(interrupted, ", "))));
 }
 
-}  // namespace bb::cli
+}  // namespace bb

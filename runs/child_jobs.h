@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace bb::cli {
+namespace bb {
 
 struct Job {
   std::string name;
@@ -27,4 +27,4 @@ JobsStatus count_status(const std::string& what, size_t total);
 // no new job, waits for the running ones (they save their state) and throws Interrupted.
 void run_jobs(const std::vector<Job>& jobs, int parallel, const JobsStatus& status = {});
 
-}  // namespace bb::cli
+}  // namespace bb

@@ -12,10 +12,10 @@
 
 #include "backend/attention_function.h"
 #include "backend/threads.h"
-#include "cli/parse_errors.h"
-#include "cli/split_list.h"
+#include "common/closest_name.h"
+#include "runs/split_list.h"
 
-namespace bb::cli {
+namespace bb {
 
 // A finite number in [lo, hi]; lo_open / hi_open exclude the bound ("(0, 1]" etc.).
 inline CLI::Validator in_range(double lo, double hi, bool lo_open = false, bool hi_open = false) {
@@ -127,4 +127,4 @@ inline CLI::Validator keep_count() {
       "in [1, 1000000] or all");
 }
 
-}  // namespace bb::cli
+}  // namespace bb

@@ -11,7 +11,7 @@
 
 #include "backend/attention_function.h"
 
-namespace bb::cli {
+namespace bb {
 
 struct AttentionVariant {
   AttentionFunction function;
@@ -33,4 +33,4 @@ std::vector<AttentionVariant> parse_attention_variants(
 // The list's check while parsing the command line (exit 2, the nearest function name).
 CLI::Validator attention_variant_list();
 
-}  // namespace bb::cli
+}  // namespace bb

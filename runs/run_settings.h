@@ -1,8 +1,8 @@
 // The settings of a training run that change its math, keyed by the flag that sets them. `train`
 // records them in DIR/run.json when a run starts; `--resume` and `experiment` compare them before
 // continuing or reusing a run, and name every flag that differs. Flags that may change on resume
-// (they do not change the math: FlagRole::resumable in cli/train_flags.h) are left out.
-// --extend-to changes --steps and adds a "segments" entry (cli/run_extension.h).
+// (they do not change the math: FlagRole::resumable in runs/train_flags.h) are left out.
+// --extend-to changes --steps and adds a "segments" entry (runs/run_extension.h).
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/train.h"
+#include "runs/train_flags.h"
 
-namespace bb::cli {
+namespace bb {
 
 // DIR/run.json, written atomically: the settings, and one "sessions" entry per start or resume
 // (from_step, threads, device, blas: what computed this part of the run; corpus: its path).
@@ -36,4 +36,4 @@ std::vector<std::string> settings_differences(const nlohmann::ordered_json& save
                                               const nlohmann::ordered_json& now,
                                               const std::string& what_saved);
 
-}  // namespace bb::cli
+}  // namespace bb

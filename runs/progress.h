@@ -8,7 +8,7 @@
 #include <chrono>
 #include <string>
 
-namespace bb::cli {
+namespace bb {
 
 class Progress {
  public:
@@ -56,4 +56,4 @@ class Progress {
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
 };
 
-}  // namespace bb::cli
+}  // namespace bb

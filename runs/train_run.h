@@ -1,19 +1,12 @@
-// babyberta train: tokenizer (trained if the output has none), corpus, batches, model, loop.
-// Shared with `experiment`, which runs it per (attention, seed).
+// One training run: tokenizer (trained if the output has none), corpus, batches, model, loop,
+// in its run directory (`train`; `experiment` runs it per attention function and seed).
 #pragma once
-#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
-#include <string>
-#include <vector>
-
-#include "corpora/corpus.h"
-#include "corpora/mlm_batches.h"
-#include "cli/train_flags.h"
-#include "encoder/config.h"
 #include "encoder/trainer.h"
+#include "runs/train_flags.h"
 
-namespace bb::cli {
-
+namespace bb {
 
 // Fails unless the schedule's flags fit: wsd needs --decay-steps, within --steps minus the warmup.
 void check_schedule(const TrainArgs& a);
@@ -26,4 +19,4 @@ void run_train(TrainArgs a, const DataParallel& parallel = {});
 // This MPI job's ranks as data-parallel trainers (one rank, i.e. none, without mpirun/srun).
 DataParallel mpi_data_parallel();
 
-}  // namespace bb::cli
+}  // namespace bb

@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 
-namespace bb::cli {
+namespace bb {
 
 inline std::vector<std::string> split_list(const std::string& s, const char* flag) {
   std::vector<std::string> out;
@@ -56,4 +56,4 @@ inline std::vector<double> number_list(const std::string& s, const char* flag) {
   return out;
 }
 
-}  // namespace bb::cli
+}  // namespace bb

@@ -1,12 +1,13 @@
-#include "cli/train_flags.h"
+#include "runs/train_flags.h"
 
 #include <fmt/format.h>
 
-#include "cli/flag_ranges.h"
-#include "cli/split_list.h"
+#include "common/flag_names.h"
+#include "runs/flag_ranges.h"
+#include "runs/split_list.h"
 #include "common/error.h"
 
-namespace bb::cli {
+namespace bb {
 
 using ojson = nlohmann::ordered_json;
 
@@ -20,34 +21,34 @@ using R = const Recipe&;
 
 std::vector<TrainFlag> make_table() {
   std::vector<TrainFlag> t = {
-      {.flag = "--corpus", .help = "Training corpus, one utterance per line", .role = input,
+      {.flag = flag_name::corpus, .help = "Training corpus, one utterance per line", .role = input,
        .field = BB_FIELD(corpus), .required = true},
-      {.flag = "--out", .help = "Output (model) directory", .role = input, .field = BB_FIELD(out),
+      {.flag = flag_name::out, .help = "Output (model) directory", .role = input, .field = BB_FIELD(out),
        .required = true},
-      {.flag = "--attention", .help = attention_function_help(), .role = math,
+      {.flag = flag_name::attention, .help = attention_function_help(), .role = math,
        .field = BB_FIELD(attention),
        .check = [] { return one_of("attention function", attention_function_name_list()); }},
-      {.flag = "--preset", .help = "Model size: babyberta, small, tiny", .role = math,
+      {.flag = flag_name::preset, .help = "Model size: babyberta, small, tiny", .role = math,
        .field = BB_FIELD(preset), .check = [] { return one_of("preset", preset_names()); },
        .from_recipe = [](TrainArgs& a, R r) { a.preset = r.preset; }},
-      {.flag = "--recipe",
+      {.flag = flag_name::recipe,
        .help = "Training recipe: babyberta (BabyBERTa's) or ssa-paper (the SSA paper's HF Trainer "
                "setup); sets every training flag not given (README: Training recipes)",
        .role = math, .field = BB_FIELD(recipe),
        .check = [] { return one_of("recipe", split_list(kRecipeNames, "recipes")); },
        .recorded = [](const TrainArgs& a) { return a.recipe != "babyberta"; }},
-      {.flag = "--steps", .help = "Optimizer steps", .role = math, .field = BB_FIELD(steps),
+      {.flag = flag_name::steps, .help = "Optimizer steps", .role = math, .field = BB_FIELD(steps),
        .check = [] { return count_in(1, 1000000000); }},
-      {.flag = "--seed", .help = "Seed (init, data order, masks, dropout)", .role = math,
+      {.flag = flag_name::seed, .help = "Seed (init, data order, masks, dropout)", .role = math,
        .field = BB_FIELD(seed), .check = [] { return count_in(0, kMaxSeed); }},
-      {.flag = "--threads", .help = "Compute threads", .role = resumable,
+      {.flag = flag_name::threads, .help = "Compute threads", .role = resumable,
        .field = BB_FIELD(threads), .check = [] { return thread_count(); }},
-      {.flag = "--device", .help = "cpu or cuda (a -DBABYBERTA_CUDA=ON build with a GPU)",
+      {.flag = flag_name::device, .help = "cpu or cuda (a -DBABYBERTA_CUDA=ON build with a GPU)",
        .role = resumable, .field = BB_FIELD(device)},
-      {.flag = "--cuda-graphs",
+      {.flag = flag_name::cuda_graphs,
        .help = "CUDA: replay each step as a captured CUDA graph (on/off; off: launch every op)",
        .role = resumable, .field = BB_FIELD(cuda_graphs)},
-      {.flag = "--resume",
+      {.flag = flag_name::resume,
        .help = "",  // (below: names the resumable flags)
        .role = input, .field = BB_FIELD(resume), .form = TrainFlag::switch_on},
       {.flag = "--extend-to",
@@ -57,36 +58,36 @@ std::vector<TrainFlag> make_table() {
                "had --steps N, with the first run's warmup",
        .role = input, .field = BB_FIELD(extend_to),
        .check = [] { return count_in(2, 1000000000); }, .show_default = false},
-      {.flag = "--tokenizer", .help = "Use this tokenizer directory instead of training one",
+      {.flag = flag_name::tokenizer, .help = "Use this tokenizer directory instead of training one",
        .role = input, .field = BB_FIELD(tokenizer)},
-      {.flag = "--vocab-size", .help = "Vocabulary size of a newly trained tokenizer",
+      {.flag = flag_name::vocab_size, .help = "Vocabulary size of a newly trained tokenizer",
        .role = input, .field = BB_FIELD(vocab_size),
        .check = [] { return count_in(16, 1000000); }},
       {.flag = "--tokenizer-type", .help = "bpe or unigram", .role = input,
        .field = BB_FIELD(tokenizer_type)},
-      {.flag = "--keep-case", .help = "Do not lower-case text", .role = input,
+      {.flag = flag_name::keep_case, .help = "Do not lower-case text", .role = input,
        .field = BB_FIELD(keep_case), .form = TrainFlag::switch_on},
-      {.flag = "--strict", .help = "Invalid UTF-8 in the corpus is an error", .role = math,
+      {.flag = flag_name::strict, .help = "Invalid UTF-8 in the corpus is an error", .role = math,
        .field = BB_FIELD(strict), .form = TrainFlag::switch_on},
-      {.flag = "--batch-size", .help = "Utterances per batch", .role = math,
+      {.flag = flag_name::batch_size, .help = "Utterances per batch", .role = math,
        .field = BB_FIELD(batching.batch_size), .check = [] { return count_in(1, 4096); },
        .from_recipe = [](TrainArgs& a, R r) { a.batching.batch_size = r.batch_size; }},
-      {.flag = "--mask-patterns", .help = "BabyBERTa: fixed mask patterns per utterance",
+      {.flag = flag_name::mask_patterns, .help = "BabyBERTa: fixed mask patterns per utterance",
        .role = math, .field = BB_FIELD(batching.mask_patterns),
        .check = [] { return count_in(1, 1000); },
        .from_recipe = [](TrainArgs& a, R r) { a.batching.mask_patterns = r.mask_patterns; }},
-      {.flag = "--hf-masking",
+      {.flag = flag_name::hf_masking,
        .help = "HF recipe: 80/10/10 and a fresh pattern at every visit (default BabyBERTa 90/10/0)",
        .role = math, .field = BB_FIELD(hf_masking), .form = TrainFlag::switch_on,
        .from_recipe = [](TrainArgs& a, R r) { a.hf_masking = r.hf_masking; }},
-      {.flag = "--mask-prob", .help = "Masking probability", .role = math,
+      {.flag = flag_name::mask_prob, .help = "Masking probability", .role = math,
        .field = BB_FIELD(batching.masking.prob), .check = [] { return in_range(0.01, 1); },
        .from_recipe = [](TrainArgs& a, R r) { a.batching.masking.prob = r.mask_prob; }},
-      {.flag = "--bucket-batches", .help = "Batches per length-sorted chunk (1: no bucketing)",
+      {.flag = flag_name::bucket_batches, .help = "Batches per length-sorted chunk (1: no bucketing)",
        .role = math, .field = BB_FIELD(batching.bucket_batches),
        .check = [] { return count_in(1, 1000000); },
        .from_recipe = [](TrainArgs& a, R r) { a.batching.bucket_batches = r.bucket_batches; }},
-      {.flag = "--lr", .help = "Peak learning rate", .role = math, .field = BB_FIELD(optim.lr),
+      {.flag = flag_name::lr, .help = "Peak learning rate", .role = math, .field = BB_FIELD(optim.lr),
        .check = [] { return in_range(0, 1, true); },
        .from_recipe = [](TrainArgs& a, R r) { a.optim.lr = r.lr; }},
       {.flag = "--warmup-steps", .help = "Warmup (-1: min(24000, steps/10))", .role = math,
@@ -131,11 +132,11 @@ std::vector<TrainFlag> make_table() {
       {.flag = "--eval-every", .help = "Dev loss, checkpoint and metrics line every K steps",
        .role = resumable, .field = BB_FIELD(eval_every),
        .check = [] { return count_in(1, 1000000000); }},
-      {.flag = "--dev-fraction", .help = "Held-out dev share of utterances", .role = math,
+      {.flag = flag_name::dev_fraction, .help = "Held-out dev share of utterances", .role = math,
        .field = BB_FIELD(dev_fraction), .check = [] { return in_range(0, 0.5); }},
       {.flag = "--dev-batches", .help = "Dev batches per evaluation", .role = math,
        .field = BB_FIELD(dev_batches), .check = [] { return count_in(1, 1000000); }},
-      {.flag = "--dev-seed",
+      {.flag = flag_name::dev_seed,
        .help = "Seed of the dev split (the same dev set for every --seed, so dev losses compare "
                "across seeds)",
        .role = math, .field = BB_FIELD(dev_seed),
@@ -150,7 +151,7 @@ std::vector<TrainFlag> make_table() {
        .help = "Probe --probe-suite every K steps (a multiple of --eval-every; 0: never)",
        .role = resumable, .field = BB_FIELD(probe_every),
        .check = [] { return count_in(0, 1000000000); }},
-      {.flag = "--probe-suite", .help = "Suite for --probe-every (learning curves)",
+      {.flag = flag_name::probe_suite, .help = "Suite for --probe-every (learning curves)",
        .role = resumable, .field = BB_FIELD(probe_suite)},
       {.flag = "--probe-pairs",
        .help = "Pairs per paradigm of the --probe-every probes (the first N; 0: all)",
@@ -181,7 +182,7 @@ std::vector<TrainFlag> make_table() {
   for (const TrainFlag& row : t)
     if (row.role == FlagRole::resumable) may_change.push_back(row.flag);
   for (TrainFlag& row : t)
-    if (row.flag == "--resume")
+    if (row.flag == flag_name::resume)
       row.help = fmt::format("Continue from the latest checkpoint in --out (with the same flags; "
                              "only {} may change)", fmt::join(may_change, ", "));
   return t;
@@ -296,4 +297,4 @@ std::string resumable_flags() {
   return fmt::format("{}", fmt::join(flags, ", "));
 }
 
-}  // namespace bb::cli
+}  // namespace bb

@@ -1,4 +1,4 @@
-#include "cli/rank_jobs.h"
+#include "runs/rank_jobs.h"
 
 #include <fcntl.h>
 #include <fmt/core.h>
@@ -13,13 +13,12 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "cli/commands.h"
-#include "cli/train.h"
 #include "common/error.h"
+#include "common/stop_signals.h"
 #include "encoder/trainer.h"
 #include "parallel/mpi.h"
 
-namespace bb::cli {
+namespace bb {
 
 namespace fs = std::filesystem;
 
@@ -27,18 +26,9 @@ namespace {
 
 enum Tag { kRequest = 1, kAssign = 2 };  // rank -> 0: {done, result}; 0 -> rank: {job, ...}
 
-// Parses a job's arguments as its command would and runs it here. A training job never spreads
-// over the ranks (each rank trains its own run).
-void dispatch(const std::vector<std::string>& args) {
-  BB_CHECK(!args.empty(), "internal: a job without a command");
-  if (args[0] == "train") return run_train(parse_train_args(args));
-  CLI::App app;
-  app.require_subcommand(1);
-  add_probe(app);
-  add_tokenizer(app);
-  add_icl(app);  // icl train and icl eval jobs of `icl experiment`
-  std::vector<std::string> rev(args.rbegin(), args.rend());
-  app.parse(rev);
+JobRunner& job_runner() {
+  static JobRunner run;
+  return run;
 }
 
 // Restores stdout and stderr when it leaves scope; meanwhile both go to `log` (appended).
@@ -206,10 +196,13 @@ class Scheduler {
 
 }  // namespace
 
+void set_job_runner(JobRunner run) { job_runner() = std::move(run); }
+
 JobResult run_job_in_process(const Job& job) {
   const OutputToLog redirect(job.log);
   try {
-    dispatch(job.args);
+    BB_CHECK(job_runner() != nullptr, "internal: no job runner set (set_job_runner)");
+    job_runner()(job.args);
     return JobResult::ok;
   } catch (const Interrupted& e) {
     fmt::print(stderr, "babyberta: {}\n", e.what());
@@ -249,4 +242,4 @@ void serve_jobs() {
   mpi::peers_released();
 }
 
-}  // namespace bb::cli
+}  // namespace bb

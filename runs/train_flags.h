@@ -18,7 +18,7 @@
 #include "encoder/optimizer.h"
 #include "encoder/recipe.h"
 
-namespace bb::cli {
+namespace bb {
 
 struct TrainArgs {
   std::string corpus, out, tokenizer, preset = "babyberta",
@@ -99,4 +99,4 @@ nlohmann::ordered_json train_settings(const TrainArgs& a, const std::string& cor
 // "--threads, --device, ...": the flags that may change on resume.
 std::string resumable_flags();
 
-}  // namespace bb::cli
+}  // namespace bb

@@ -1,15 +1,16 @@
-#include "cli/attention_variant.h"
+#include "runs/attention_variant.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <sstream>
 
-#include "cli/parse_errors.h"
+#include "common/closest_name.h"
 #include "common/error.h"
+#include "common/flag_names.h"
 #include "encoder/config.h"
 
-namespace bb::cli {
+namespace bb {
 
 namespace {
 
@@ -99,7 +100,7 @@ AttentionVariant parse_attention_variant(const std::string& given, const char* f
   const AttentionFunctionSpec& f = function_named(trim(text.substr(0, open)), flag);
   AttentionVariant v{.function = f.function, .values = base,
                      .label = {}, .run_name = std::string(f.name),
-                     .train_flags = {"--attention", std::string(f.name)}};
+                     .train_flags = {flag_name::attention, std::string(f.name)}};
   if (open != std::string::npos) {
     const std::string inner = text.substr(open + 1, text.size() - open - 2);
     BB_CHECK(inner.find_first_of("()") == std::string::npos, "{}: '{}': nested parentheses",
@@ -162,4 +163,4 @@ CLI::Validator attention_variant_list() {
       "NAME or NAME(KEY=VALUE[ frozen], ...), comma-separated");
 }
 
-}  // namespace bb::cli
+}  // namespace bb

@@ -1,5 +1,5 @@
-// babyberta probe: score a suite's minimal pairs with a model; shared with train --probe-every and
-// experiment.
+// A probe: score a suite's minimal pairs with a model and write the result files (`probe`, train
+// --probe-every, experiment).
 #pragma once
 #include <filesystem>
 #include <string>
@@ -7,7 +7,7 @@
 
 #include "probing/results.h"
 
-namespace bb::cli {
+namespace bb {
 
 struct ProbeArgs {
   std::string model, suite, out, method = "holistic", tie_rule = "half", order = "bad-first";
@@ -41,6 +41,5 @@ nlohmann::json result_header(const ResultHeader& r);
 
 // Scores, writes OUT (+ .pairs.jsonl) when out is set, and returns the summary.
 ProbeSummary run_probe(const ProbeArgs& a);
-void print_probe_table(const ProbeSummary& s);
 
-}  // namespace bb::cli
+}  // namespace bb

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/train.h"
+#include "runs/train_flags.h"
 
-namespace bb::cli {
+namespace bb {
 
 // Refuses an extension that cannot be honest, before any work: the linear schedule (its decay
 // depends on the total), N <= --steps, or --extend-to without --resume.
@@ -20,4 +20,4 @@ void check_extension(const TrainArgs& a);
 // are a's train_settings for the S-step run, compared with run.json's first.
 void extend_run(TrainArgs& a, const nlohmann::ordered_json& settings);
 
-}  // namespace bb::cli
+}  // namespace bb

@@ -1,12 +1,13 @@
-#include "cli/run_settings.h"
+#include "runs/run_settings.h"
 
 #include <fmt/format.h>
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/flag_names.h"
 #include "common/hash.h"
 
-namespace bb::cli {
+namespace bb {
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
@@ -47,9 +48,9 @@ std::optional<ojson> read_run_settings(const fs::path& dir) {
 std::optional<RunPlan> read_run_plan(const fs::path& dir) {
   const auto settings = read_run_settings(dir);
   if (!settings) return std::nullopt;
-  RunPlan plan{.steps = std::nullopt, .recipe = settings->value("--recipe", "babyberta")};
-  if (settings->contains("--steps") && (*settings)["--steps"].is_number_integer())
-    plan.steps = (*settings)["--steps"].get<int64_t>();
+  RunPlan plan{.steps = std::nullopt, .recipe = settings->value(flag_name::recipe, "babyberta")};
+  if (settings->contains(flag_name::steps) && (*settings)[flag_name::steps].is_number_integer())
+    plan.steps = (*settings)[flag_name::steps].get<int64_t>();
   return plan;
 }
 
@@ -75,4 +76,4 @@ std::vector<std::string> settings_differences(const ojson& saved, const ojson& n
   return out;
 }
 
-}  // namespace bb::cli
+}  // namespace bb

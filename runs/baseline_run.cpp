@@ -1,0 +1,182 @@
+#include "runs/baseline_run.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/threads.h"
+#include "baselines/ngram.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "common/flag_names.h"
+#include "common/hash.h"
+#include "corpora/corpus.h"
+#include "encoder/config.h"
+#include "runs/probe_run.h"
+
+namespace bb {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+enum class Unit { word, piece };
+
+constexpr double kDiscount = 0.75;
+
+// The words of normalised text (single spaces, none at either end).
+std::vector<std::string_view> split_words(std::string_view s) {
+  std::vector<std::string_view> out;
+  for (size_t pos = 0; pos < s.size();) {
+    size_t end = s.find(' ', pos);
+    if (end == std::string_view::npos) end = s.size();
+    if (end > pos) out.push_back(s.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+// A sentence as the model's tokens: its normalised words, or the pieces of its ids without
+// <s> and </s>. `storage` owns the pieces the views point into.
+std::vector<std::string_view> units_of(std::string_view normalized, Unit unit,
+                                       const Tokenizer* tok, std::vector<std::string>& storage) {
+  if (unit == Unit::word) return split_words(normalized);
+  storage.clear();
+  for (int32_t id : tok->encode_normalized(normalized)) storage.push_back(tok->piece(id));
+  return {storage.begin(), storage.end()};
+}
+
+std::string order_name(int order) {
+  return order == 1 ? "unigram" : order == 2 ? "bigram" : "trigram";
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct Counted {
+  NgramModel model;
+  CorpusStats stats;
+  int64_t dev = 0;  // utterances held out as dev
+};
+
+// The result's "config": the model, the corpus and what was counted of it.
+json baseline_config(const BaselineArgs& a, const std::string& name, const Counted& c,
+                     const Normalizer& norm, const CorpusOptions& opt, const Tokenizer* tok) {
+  return {{"label", name},
+              {"order", a.order},
+              {"unit", a.unit},
+              {"discount", kDiscount},
+              {"smoothing", "interpolated Kneser-Ney, <unk> via a uniform base over the "
+                            "vocabulary, </s> and <unk>"},
+              {"corpus", fs::absolute(a.corpus).string()},
+              {"corpus_sha256", sha256_hex(read_file(a.corpus))},
+              {"corpus_stats", c.stats.to_json()},
+              {"dev_seed", a.dev_seed},
+              {"dev_fraction", a.dev_fraction},
+              {"dev_utterances", c.dev},
+              {"utterances", c.model.sentences()},
+              {"tokens", c.model.tokens()},
+              {"vocab_size", c.model.vocab_size()},
+              {"normalization", norm.settings().to_json()},
+              {"min_words", opt.min_words},
+              {"max_tokens", tok ? json(opt.max_tokens) : json("not applied (no --tokenizer)")},
+              {"tokenizer", tok ? json{{"path", fs::absolute(a.tokenizer).string()},
+                                       {"sha256", tok->fingerprint()}}
+                                : json(nullptr)}};
+}
+
+// The model counted on the utterances `train` keeps (at least 3 words, the default preset's max
+// length) outside its dev split (--dev-seed, train's default: the dev set every run on this
+// corpus holds out). `tok`: nullptr without --tokenizer.
+Counted count_corpus(const BaselineArgs& a, Unit unit, const Tokenizer* tok,
+                     const CorpusOptions& opt) {
+  Counted c{NgramModel({.order = a.order, .discount = kDiscount}), {}, 0};
+  NgramModel& model = c.model;
+  std::vector<std::string> storage;
+  if (unit == Unit::piece) {  // the token ids train reads, split as train splits them
+    const TokenizedCorpus all = load_tokenized_corpus(a.corpus, *tok, opt);
+    const auto [train, held_out] = split_dev(all, a.dev_fraction, a.dev_seed);
+    for (int64_t i = 0; i < train.size(); ++i) {
+      storage.clear();
+      for (int j = 1; j + 1 < train.length(i); ++j) storage.push_back(tok->piece(train.seq(i)[j]));
+      model.add_sentence(std::vector<std::string_view>(storage.begin(), storage.end()));
+    }
+    c.stats = all.stats;
+    c.dev = held_out.size();
+  } else {  // the same utterances as text (with --tokenizer, its max-length filter too)
+    const auto lines = read_kept_utterances(a.corpus, tok, opt, c.stats);
+    for (int64_t i = 0; i < int64_t(lines.size()); ++i)
+      if (is_dev_utterance(i, a.dev_fraction, a.dev_seed)) ++c.dev;
+      else model.add_sentence(split_words(lines[size_t(i)]));
+  }
+  model.finish();
+  warn_invalid_lines(a.corpus, c.stats);
+  return c;
+}
+
+}  // namespace
+
+ProbeSummary run_baseline(const BaselineArgs& a) {
+  const auto start = std::chrono::steady_clock::now();
+  set_threads(a.threads);
+  const Unit unit = a.unit == "piece" ? Unit::piece : Unit::word;
+  const TieRule ties = parse_tie_rule(a.tie_rule);
+  BB_CHECK(unit == Unit::word || !a.tokenizer.empty(),
+           "--unit piece needs --tokenizer DIR (a tokenizer or model directory with "
+           "tokenizer.model)");
+  BB_CHECK(fs::exists(a.corpus), "{}: no such file (expected the training corpus, one utterance "
+           "per line)", a.corpus);
+  std::optional<Tokenizer> tok;
+  if (!a.tokenizer.empty()) tok.emplace(Tokenizer::load(a.tokenizer));
+  check_results_writable(a.out);  // fail before any counting
+  const Suite suite = load_suites({a.suites.begin(), a.suites.end()});
+  for (const std::string& note : suite.notes) fmt::print(stderr, "babyberta: note: {}\n", note);
+
+  const CorpusOptions opt{.min_words = 3, .max_tokens = preset(TrainArgs{}.preset).max_tokens(),
+                          .strict = a.strict};
+  // The tokenizer's normalisation, else train's default (NFKC, lower case), as the corpus was read.
+  const Normalizer norm = tok ? tok->normalizer() : Normalizer();
+  const Counted c = count_corpus(a, unit, tok ? &*tok : nullptr, opt);
+  const NgramModel& model = c.model;
+  const std::string name = fmt::format("{} ({}, KN {})", order_name(a.order), a.unit, kDiscount);
+  fmt::print(stderr, "corpus {}: {}\n{}: {} utterances counted ({} tokens with </s>), {} held out "
+             "as dev; vocabulary {} {}s\n", a.corpus, c.stats.summary(), name, model.sentences(),
+             model.tokens(), c.dev, model.vocab_size(), a.unit);
+
+  const auto scoring = std::chrono::steady_clock::now();
+  std::vector<std::string> storage;
+  auto score = [&](const std::string& sentence) {
+    const std::string normalized = norm.normalize(sentence).value();  // suites are valid UTF-8
+    return model.log_prob(units_of(normalized, unit, tok ? &*tok : nullptr, storage));
+  };
+  std::vector<double> good, bad;
+  for (const MinimalPair& p : suite.pairs) {
+    good.push_back(score(p.good));
+    bad.push_back(score(p.bad));
+  }
+  const ProbeSummary s = summarize(suite, good, bad, /*higher_wins=*/true, ties);
+
+  const json config = baseline_config(a, name, c, norm, opt, tok ? &*tok : nullptr);
+  json header = result_header({.model = name, .config = config, .method = "ngram", .ties = ties,
+                               .suites = {a.suites.begin(), a.suites.end()}, .suite = suite,
+                               .pairs_per_paradigm = 0, .threads = a.threads,
+                               .seconds = seconds_since(scoring),
+                               .sentences = 2 * suite.pairs.size()});
+  // What compare's settings table reads from a trained model's run.json.
+  header["training"] = {{"corpus", config["corpus"]},
+                        {"--corpus (sha256)", config["corpus_sha256"]},
+                        {flag_name::dev_seed, a.dev_seed},
+                        {flag_name::dev_fraction, a.dev_fraction}};
+  write_probe_results(a.out, header, s);
+  fmt::print(stderr, "{}: {} pairs scored, {:.1f} s in all\n", a.out, s.pairs.size(),
+             seconds_since(start));
+  return s;
+}
+
+}  // namespace bb

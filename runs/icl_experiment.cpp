@@ -1,0 +1,200 @@
+#include "runs/icl_experiment.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "backend/device.h"
+#include "backend/threads.h"
+#include "common/dir_lock.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "common/flag_names.h"
+#include "common/json_read.h"
+#include "common/stop_signals.h"
+#include "encoder/trainer.h"  // Trainer::stop_requested: run_jobs's stop flag
+#include "icl/config.h"
+#include "icl/experiment_report.h"
+#include "icl/task.h"
+#include "parallel/mpi.h"
+#include "runs/attention_variant.h"
+#include "runs/child_jobs.h"
+#include "runs/rank_jobs.h"
+#include "runs/split_list.h"
+
+namespace bb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  std::string task, arch, function, name;
+  int seed;
+};
+
+std::string group_name(const std::string& task, const std::string& arch) {
+  return task + "-" + arch;
+}
+
+// The group's scores per sigma at the report length (quantification: sigma of x; linear tasks:
+// sigma of the function at the smallest sigma of x), read from its eval.json.
+icl::GroupReport read_group(const fs::path& eval_json, const std::vector<Run>& runs,
+                            const std::string& title, int report_points) {
+  const nlohmann::json j = read_json_file(eval_json);
+  const bool quant = icl::is_quantification(icl::parse_task(j.at("task").get<std::string>()));
+  icl::GroupReport g;
+  g.score = fmt::format("{} from point {} on", quant ? "share of sequences with a wrong sign"
+                                                     : "mean squared error",
+                        j.at("from_point").get<int>());
+  for (const auto& m : j.at("models")) {
+    if (m.at("baseline").get<bool>()) continue;
+    const std::string name = m.at("name").get<std::string>();
+    const auto run = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.name == name; });
+    if (run == runs.end()) continue;
+    // The length nearest report_points, and the smallest sigma of x.
+    int points = -1;
+    double sx_min = INFINITY;
+    for (const auto& c : m.at("cells")) {
+      const int p = c.at("points").get<int>();
+      if (points < 0 || std::abs(p - report_points) < std::abs(points - report_points)) points = p;
+      sx_min = std::min(sx_min, c.at("sigma_x").get<double>());
+    }
+    icl::SeedScores s{run->function, run->seed, {}};
+    std::vector<double> sigmas;
+    for (const auto& c : m.at("cells")) {
+      if (c.at("points").get<int>() != points) continue;
+      if (!quant && c.at("sigma_x").get<double>() != sx_min) continue;
+      sigmas.push_back(quant ? c.at("sigma_x").get<double>() : c.at("sigma_fn").get<double>());
+      const auto& score = c.at("score");  // JSON has no infinity: a diverged cell is null
+      s.score.push_back(score.is_number() ? score.get<double>() : INFINITY);
+    }
+    g.sigmas = sigmas;
+    g.title = fmt::format("{}, {} points, {}", title, points,
+                          quant ? "by sigma of x" : fmt::format("by sigma of the function (sigma of x {:g})", sx_min));
+    g.runs.push_back(std::move(s));
+  }
+  return g;
+}
+
+// Every (task, architecture, variant, seed) as an `icl train` job; `runs` gets each run.
+std::vector<Job> training_jobs(const IclExperimentArgs& a, const std::vector<std::string>& tasks,
+                               const std::vector<std::string>& archs,
+                               const std::vector<AttentionVariant>& variants, std::vector<Run>& runs) {
+  std::vector<Job> train;
+  const fs::path out = a.out;
+  for (const auto& task : tasks)
+    for (const auto& arch : archs)
+      for (const AttentionVariant& fn : variants)
+        for (int seed = a.first_seed; seed <= a.seeds; ++seed) {
+          Run r{task, arch, fn.label, fmt::format("{}-{}-{}-seed{}", task, arch, fn.run_name, seed),
+                seed};
+          std::vector<std::string> args = {
+              "icl", "train", "--task", task, "--arch", arch, flag_name::preset,
+              a.preset, flag_name::seed, std::to_string(seed), flag_name::steps, std::to_string(a.steps),
+              "--points-every", std::to_string(a.points_every), flag_name::threads,
+              std::to_string(a.threads), flag_name::device, a.device, "--quiet", flag_name::out,
+              (out / "runs" / r.name).string()};
+          args.insert(args.end(), fn.train_flags.begin(), fn.train_flags.end());
+          args.insert(args.end(), a.train_flags.begin(), a.train_flags.end());
+          train.push_back({r.name, args, out / "logs" / (r.name + ".log")});
+          runs.push_back(r);
+        }
+  return train;
+}
+
+// One `icl eval` job per (task, architecture) group over its runs.
+std::vector<Job> eval_jobs(const IclExperimentArgs& a, const std::vector<std::string>& tasks,
+                           const std::vector<std::string>& archs, const std::vector<Run>& runs) {
+  std::vector<Job> evals;
+  const fs::path out = a.out;
+  for (const auto& task : tasks)
+    for (const auto& arch : archs) {
+      const std::string g = group_name(task, arch);
+      std::vector<std::string> args = {"icl", "eval", flag_name::out, (out / "eval" / g).string(),
+                                       "--sequences", std::to_string(a.sequences), flag_name::threads,
+                                       std::to_string(a.threads), flag_name::device, a.device};
+      for (const Run& r : runs)
+        if (r.task == task && r.arch == arch)
+          args.insert(args.end(), {"--model", (out / "runs" / r.name).string()});
+      for (const auto& [flag, v] : {std::pair{"--lengths", a.lengths}, {"--sigmas", a.sigmas},
+                                    {"--sigma-fn", a.sigma_fn}})
+        if (!v.empty()) args.insert(args.end(), {flag, v});
+      evals.push_back({"eval " + g, args, out / "logs" / ("eval-" + g + ".log")});
+    }
+  return evals;
+}
+
+// report.md: the functions compared over seeds, per group; returned too.
+std::string write_report(const IclExperimentArgs& a, const std::vector<std::string>& tasks,
+                         const std::vector<std::string>& archs,
+                         const std::vector<AttentionVariant>& variants, const std::vector<Run>& runs) {
+  const fs::path out = a.out;
+  std::vector<icl::GroupReport> groups;
+  for (const auto& task : tasks)
+    for (const auto& arch : archs) {
+      const std::string g = group_name(task, arch);
+      groups.push_back(read_group(out / "eval" / g / "eval.json", runs,
+                                  fmt::format("{}, {}", task, arch), a.report_points));
+    }
+  const std::string softmax(attention_function_name(AttentionFunction::softmax));
+  const std::string reference =
+      std::any_of(variants.begin(), variants.end(),
+                  [&](const AttentionVariant& v) { return v.label == softmax; })
+          ? softmax
+          : variants.front().label;
+  const std::string md = icl::experiment_markdown(groups, reference);
+  write_file_atomic(out / "report.md", md);
+  return md;
+}
+
+
+}  // namespace
+
+std::string run_icl_experiment(IclExperimentArgs a) {
+  stop_gracefully(Trainer::stop_requested);
+  const mpi::World& world = mpi::world();
+  if (world.active() && world.rank != 0) {
+    serve_jobs();
+    return {};
+  }
+  usable_device(a.device);
+  const std::vector<std::string> tasks = split_list(a.tasks, "--tasks");
+  const std::vector<std::string> archs = split_list(a.archs, "--archs");
+  const std::vector<AttentionVariant> variants = parse_attention_variants(a.attention, flag_name::attention);
+  for (const auto& t : tasks) icl::parse_task(t);
+  for (const auto& r : archs) icl::parse_arch(r);
+  icl::preset(a.preset);
+  BB_CHECK(a.first_seed <= a.seeds, "--first-seed {} is above --seeds {}: no seed to run",
+           a.first_seed, a.seeds);
+  const fs::path out = a.out;
+  const DirLock lock(out);
+  const int cores = available_cores();
+  if (world.active()) a.jobs = 1;  // per rank
+  else if (a.jobs == 0) a.jobs = std::max(1, cores / a.threads);
+  std::vector<Run> runs;
+  const std::vector<Job> train = training_jobs(a, tasks, archs, variants, runs);
+  fs::create_directories(out / "logs");
+  fmt::print(stderr, "icl experiment {}: {} runs ({} at a time, {} thread{} each)\n", out.string(),
+             train.size(),
+             world.active() ? fmt::format("{} MPI ranks", world.size) : std::to_string(a.jobs),
+             a.threads, a.threads == 1 ? "" : "s");
+  const JobsStatus trained = count_status("runs trained", train.size());
+  if (world.active())
+    run_jobs_on_ranks(train, std::vector<int>(train.size(), -1), trained, train.size());
+  else
+    run_jobs(train, a.jobs, trained);
+  const std::vector<Job> evals = eval_jobs(a, tasks, archs, runs);
+  if (world.active()) {  // the other ranks are done: rank 0 evaluates, in-process
+    for (const Job& e : evals)
+      BB_CHECK(run_job_in_process(e) == JobResult::ok, "{} failed (log: {})", e.name,
+               e.log.string());
+  } else {
+    run_jobs(evals, a.jobs, count_status("evaluations done", evals.size()));
+  }
+  return write_report(a, tasks, archs, variants, runs);
+}
+
+}  // namespace bb

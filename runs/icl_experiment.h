@@ -1,0 +1,28 @@
+// babyberta icl experiment: trains every (task, architecture, attention function, seed) with
+// `icl train`, evaluates each (task, architecture) group with `icl eval`, and compares the
+// functions over seeds (icl/experiment_report.h): report.md in --out. Runs are child processes,
+// --jobs at a time with --threads each (as `experiment`); resumable (a finished run is skipped by
+// its own checkpoint, an interrupted one resumes); a rerun with other settings is refused by each
+// run's run.json. Flags it does not know are passed to every `icl train` (--lr, --sigma, ...).
+// Under mpirun or srun the ranks share the training runs (runs/rank_jobs.h, in-process, one run at
+// a time per rank); rank 0 then runs the evaluations.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bb {
+
+struct IclExperimentArgs {
+  std::string tasks = "every", attention = "softmax,ssa", archs = "full", preset = "icl-tiny";
+  std::string out, device = "cpu", lengths, sigmas, sigma_fn;
+  int seeds = 3, first_seed = 1, jobs = 0, threads = 1, sequences = 64, report_points = 40;
+  int64_t steps = 3000, points_every = 2000;
+  std::vector<std::string> train_flags;  // icl train's flags, given to every run
+};
+
+// Trains, evaluates and compares the grid in a.out; returns report.md's text ("" on an MPI rank
+// other than 0, which serves rank 0's jobs). a.train_flags must be icl train's (the CLI checks).
+std::string run_icl_experiment(IclExperimentArgs a);
+
+}  // namespace bb

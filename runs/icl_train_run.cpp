@@ -1,0 +1,51 @@
+#include "runs/icl_train_run.h"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+
+#include "backend/device.h"
+#include "backend/threads.h"
+#include "common/dir_lock.h"
+#include "common/stop_signals.h"
+#include "runs/progress.h"
+
+namespace bb {
+
+void run_icl_train(IclTrainArgs a) {
+  set_threads(a.threads);
+  const Device device = usable_device(a.device);
+  icl::Config cfg = icl::preset(a.preset);
+  cfg.arch = icl::parse_arch(a.arch);
+  cfg.attention = parse_attention_function(a.attention);
+  cfg.head_values = a.head_values;
+  cfg.dims = a.dims;
+  cfg.validate("icl train");
+  a.s.task = icl::parse_task(a.task);
+  const std::filesystem::path out = a.out;
+  const DirLock lock(out);
+  icl::Trainer trainer(cfg, a.s, out, device);
+  const int64_t start = trainer.step();
+  if (!a.quiet)
+    fmt::print(stderr, "icl train: {} on {}, {} parameters, {} -> {}{}\n", cfg.label(), a.task,
+               trainer.model().layout().total, device_label(device), out.string(),
+               start > 0 ? fmt::format(" (resuming at step {})", start) : "");
+  Progress progress(a.s.steps, "steps", 100, start);
+  int64_t tokens = 0;
+  trainer.run([&](const icl::StepLog& s) {
+    tokens += int64_t(a.s.batch) * 2 * s.points;
+    if (!a.quiet)
+      progress.update(s.step, fmt::format("loss {:.4f} points {} {:.0f} tok/s", s.loss, s.points,
+                                          double(tokens) / progress.seconds()));
+  });
+  if (!a.quiet) progress.finish();
+  if (icl::Trainer::stop_requested)
+    throw Interrupted(fmt::format("interrupted: checkpoint saved at step {} in {}; to continue, "
+                                  "run the same command again",
+                                  trainer.step(), out.string()));
+  if (!a.quiet)
+    fmt::print(stderr, "trained {} steps ({} this run) -> {}\n", trainer.step(),
+               trainer.step() - start, out.string());
+}
+
+}  // namespace bb

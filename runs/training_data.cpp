@@ -1,0 +1,75 @@
+#include "runs/training_data.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <tuple>
+
+#include "common/error.h"
+
+namespace bb {
+
+namespace fs = std::filesystem;
+Tokenizer tokenizer_for(const TrainArgs& a) {
+  const fs::path out = a.out;
+  if (!a.tokenizer.empty()) return Tokenizer::load(a.tokenizer);
+  if (fs::exists(out / "tokenizer.model")) return Tokenizer::load(out);
+  TokenizerTrainOptions opt{.model_type = a.tokenizer_type, .vocab_size = a.vocab_size,
+                            .normalization = {.nfkc = true, .lowercase = !a.keep_case},
+                            .threads = a.threads, .source = a.corpus};
+  CorpusStats stats;
+  const auto lines = read_corpus_lines(a.corpus, {.min_words = 1, .strict = a.strict},
+                                       Normalizer(opt.normalization), stats);
+  Tokenizer::train(lines, opt, out);
+  return Tokenizer::load(out);
+}
+
+Config model_config(const TrainArgs& a, const Tokenizer& tok) {
+  Config config = preset(a.preset);
+  if (a.layer_norm_eps > 0) config.layer_norm_eps = a.layer_norm_eps;
+  config.vocab_size = tok.vocab_size();
+  config.attention = parse_attention_function(a.attention);
+  config.head_values = a.head_values;
+  config.hidden_dropout = config.attention_dropout = a.dropout;
+  config.tokenizer = tok.settings();
+  config.validate("train options");
+  return config;
+}
+
+void load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config, TrainingData& d) {
+  const CorpusOptions corpus_opt{.min_words = 3, .max_tokens = config.max_tokens(),
+                                 .strict = a.strict};
+  d.all = load_tokenized_corpus(a.corpus, tok, corpus_opt, fs::path(a.out) / "cache" / "corpus.tokens");
+  warn_invalid_lines(a.corpus, d.all.stats);
+  const uint64_t dev_seed = a.dev_from_seed ? a.seed : a.dev_seed;  // older runs: the seed's
+  std::tie(d.train, d.dev) = split_dev(d.all, a.no_dev ? 0.0 : a.dev_fraction, dev_seed);
+  BB_CHECK(a.no_dev || d.dev.size() > 0,
+           "{}: {} utterances after the filters leave no dev utterance at --dev-fraction {}; a dev "
+           "set needs about {} utterances or more: give --no-dev to train without one (no dev "
+           "loss) or a larger --dev-fraction", a.corpus, d.all.size(), a.dev_fraction,
+           a.dev_fraction > 0 ? int64_t(std::ceil(1 / a.dev_fraction)) : int64_t(0));
+  if (a.hf_masking) {
+    a.batching.masking.mask_frac = 0.8;
+    a.batching.mask_patterns = 0;
+  }
+  a.batching.masking.vocab_size = config.vocab_size;
+  a.batching.masking.mask_id = config.mask_id;
+  d.batches = std::make_unique<MlmBatches>(d.train, a.batching, a.seed);
+  BatchingOptions dev_opt = a.batching;
+  dev_opt.mask_patterns = 1;
+  // The dev masks too are the same for every training seed.
+  if (!a.no_dev) d.dev_batches = std::make_unique<MlmBatches>(d.dev, dev_opt, dev_seed + 1);
+  for (int64_t i = 0; i < d.all.size(); ++i) d.longest = std::max(d.longest, d.all.length(i));
+  if (!a.quiet) {
+    fmt::print(stderr, "corpus {}: {}\n", a.corpus, d.all.stats.summary());
+    fmt::print(stderr, "train {} utterances ({} tokens), dev {}; {} batches per epoch, padding "
+               "fraction if padded {:.3f}\n", d.train.size(), d.train.ids.size(),
+               a.no_dev ? std::string("none (--no-dev)") : std::to_string(d.dev.size()),
+               d.batches->batches_per_epoch(), d.batches->padding_fraction());
+  }
+}
+
+}  // namespace bb
