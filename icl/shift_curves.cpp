@@ -15,18 +15,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 Stats stats(const std::vector<double>& v) {
-  Stats s;
-  std::vector<double> ok;
+  std::vector<double> finite;
   for (double x : v)
-    if (std::isfinite(x)) ok.push_back(x);
-  s.n = int(ok.size());
-  if (ok.empty()) return s;
-  s.mean = 0;
-  for (double x : ok) s.mean += x / double(ok.size());
-  double ss = 0;
-  for (double x : ok) ss += (x - s.mean) * (x - s.mean);
-  s.sd = ok.size() > 1 ? std::sqrt(ss / double(ok.size() - 1)) : 0.0;
-  return s;
+    if (std::isfinite(x)) finite.push_back(x);
+  return stat_of(finite);
 }
 
 std::string sign_test_text(const std::map<int, double>& a, const std::map<int, double>& b) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "icl/shift_report.h"
+#include "probing/compare.h"
 #include "probing/svg.h"
 
 namespace bb::icl::shift {
@@ -23,11 +24,8 @@ struct RunInfo {
 // (x, value) points of one model, x ascending.
 using Curve = std::vector<std::pair<double, double>>;
 
-struct Stats {
-  double mean = NAN, sd = NAN;
-  int n = 0;  // finite values
-};
-// Mean and sd (n - 1) of the finite values.
+using Stats = Stat;  // mean, sd (n - 1) and n, as compare's
+// Mean and sd of the finite values (probing's stat_of; none: mean NaN, n 0).
 Stats stats(const std::vector<double>& v);
 std::string sign_test_text(const std::map<int, double>& a, const std::map<int, double>& b);
 

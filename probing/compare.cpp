@@ -14,6 +14,7 @@
 #include "common/philox.h"
 #include "probing/results.h"
 #include "probing/statistics.h"
+#include "probing/word_frequency.h"
 
 namespace bb {
 
@@ -24,9 +25,6 @@ std::string seed_test_name(SeedTest t) {
   return t == SeedTest::paired ? "paired t" : t == SeedTest::welch ? "Welch t" : "none";
 }
 
-namespace {
-
-// Mean ± sd of the values; no values: mean NaN (shown as "—", never as 0).
 Stat stat_of(const std::vector<double>& v) {
   Stat s;
   s.n = int(v.size());
@@ -43,6 +41,8 @@ Stat stat_of(const std::vector<double>& v) {
   }
   return s;
 }
+
+namespace {
 
 template <typename T>
 void append_unique(std::vector<T>& v, const T& x) {
@@ -346,6 +346,7 @@ Comparison compare_runs(std::vector<RunResult> runs, int bootstrap, uint64_t see
   for (size_t g = 0; g < G; ++g)
     if (c.compared(g)) baseline_differences(c, members, g, bootstrap, uniform_int);
   c.runs = std::move(runs);
+  add_frequency_shares(c);
   return c;
 }
 

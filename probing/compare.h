@@ -15,6 +15,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -35,6 +37,9 @@ struct RunResult {
   std::map<std::string, std::string> phenomenon_of;
   std::map<std::string, double> accuracy;                 // paradigm -> percent
   std::map<std::string, std::vector<double>> outcomes;    // paradigm -> per pair (may be empty)
+  std::map<std::string, std::vector<int>> pair_index;     // paradigm -> per pair, its index
+  // paradigm -> pair index -> {good, bad} corpus counts of the differing word (n-gram references)
+  std::map<std::string, std::map<int, std::array<int64_t, 2>>> word_counts;
   std::map<int64_t, double> curve;     // step -> overall accuracy, from the model's metrics.jsonl
   std::map<int64_t, double> dev_loss;  // step -> dev loss, from the same file
 };
@@ -48,6 +53,8 @@ struct Stat {
   double mean = 0, sd = 0;
   int n = 0;
 };
+// Mean and sample sd of the values; no values: mean NaN (shown as "—", never as 0).
+Stat stat_of(const std::vector<double>& v);
 inline constexpr int kMinSeedsForClaims = 3;  // per group; below: exploratory, no test
 
 enum class SeedTest { none, paired, welch };
@@ -82,6 +89,12 @@ struct Comparison {
   // [group][name], set where baseline_of[group] >= 0
   std::vector<std::map<std::string, Difference>> paradigm_diff, phenomenon_diff;
   std::vector<Difference> overall_diff;
+  // Word frequency (probing/word_frequency.h), from the first reference whose pairs record word
+  // counts: [group][paradigm, and kAllParadigms pooled] the percent of the qualifying pairs won by
+  // the sentence with the more frequent word; n 0 where a group has no pair files.
+  std::string frequency_source;                  // that reference's file name ("": none)
+  std::map<std::string, int> frequency_pairs;    // paradigm (and kAllParadigms) -> qualifying
+  std::vector<std::map<std::string, Stat>> frequency_share;
   std::vector<RunResult> runs;
   bool compared(size_t g) const { return baseline_of[g] >= 0; }
 };

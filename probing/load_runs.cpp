@@ -60,7 +60,12 @@ RunResult read_run_result(const fs::path& f) {
   }
   read_curves(r, f);
   const fs::path pairs = fs::path(f).replace_extension(".pairs.jsonl");
-  if (fs::exists(pairs)) r.outcomes = read_pair_outcomes(pairs);
+  if (fs::exists(pairs)) {
+    PairRecords records = read_pair_records(pairs);
+    r.outcomes = std::move(records.outcomes);
+    r.pair_index = std::move(records.index);
+    r.word_counts = std::move(records.word_counts);
+  }
   return r;
 }
 

@@ -13,6 +13,7 @@
 #include "common/hash.h"
 #include "probing/report_charts.h"
 #include "probing/statistics.h"
+#include "probing/word_frequency.h"
 
 namespace bb {
 
@@ -282,6 +283,9 @@ std::string report_csv(const Comparison& c) {
   for (size_t g = 0; g < c.groups.size(); ++g)
     csv += csv_line(c, g, "overall", "overall", c.overall[g],
                     c.compared(g) ? &c.overall_diff[g] : nullptr);
+  for (size_t g = 0; g < c.groups.size(); ++g)  // level "frequency share" (word_frequency.h)
+    for (const auto& [name, stat] : c.frequency_share[g])
+      csv += csv_line(c, g, "frequency share", name, stat, nullptr);
   // The settings of every group, as key-value rows (level "setting", name the setting).
   for (size_t g = 0; g < c.groups.size(); ++g) {
     const RunResult* first = nullptr;
@@ -370,7 +374,7 @@ std::string report_md(const Comparison& c, const std::vector<std::string>& chart
     if (c.compared(g)) md += " | " + boot_str(c.overall_diff[g]);
   md += " |\n";
   md += md_table(c, "Paradigms", "paradigm", c.paradigms, c.paradigm, c.paradigm_diff);
-  md += "\n## Charts\n\n";
+  md += frequency_md(c) + "\n## Charts\n\n";
   for (const auto& f : charts) md += fmt::format("![{}]({})\n\n", f.substr(0, f.size() - 4), f);
   return md + md_runs(c);
 }

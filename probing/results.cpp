@@ -40,7 +40,7 @@ ProbeSummary summarize(const Suite& suite, const std::vector<double>& good,
     } else {
       o = (higher_wins ? good[i] > bad[i] : good[i] < bad[i]) ? 1.0 : 0.0;
     }
-    s.pairs.push_back({p.paradigm, p.index, good[i], bad[i], o, p.good, p.bad});
+    s.pairs.push_back({p.paradigm, p.index, good[i], bad[i], o, p.good, p.bad, std::nullopt});
     per_paradigm[p.paradigm].first += o;
     per_paradigm[p.paradigm].second += 1;
   }
@@ -117,8 +117,8 @@ void check_probe_result(const json& h, const std::string& file) {
   if (h.contains("overall")) json_number(h, "overall", file);
 }
 
-std::map<std::string, std::vector<double>> read_pair_outcomes(const fs::path& pairs) {
-  std::map<std::string, std::vector<double>> out;
+PairRecords read_pair_records(const fs::path& pairs) {
+  PairRecords out;
   const std::string text = read_file(pairs);
   size_t n = 0;
   for (size_t pos = 0; pos < text.size();) {
@@ -134,7 +134,18 @@ std::map<std::string, std::vector<double>> read_pair_outcomes(const fs::path& pa
     const std::string paradigm = json_string(j, "paradigm", where);
     const double o = json_number(j, "outcome", where);
     BB_CHECK(o >= 0 && o <= 1, "{}: \"outcome\" is {}, expected 0 to 1", where, o);
-    out[paradigm].push_back(o);
+    // Files written before the index was recorded: the position in the paradigm.
+    const int index = int(json_integer_or(j, "index", where, int64_t(out.index[paradigm].size())));
+    out.outcomes[paradigm].push_back(o);
+    out.index[paradigm].push_back(index);
+    if (j.contains("word_counts")) {
+      const json& w = j["word_counts"];
+      BB_CHECK(w.is_array() && w.size() == 2 && w[0].is_number_integer() && w[0] >= 0 &&
+                   w[1].is_number_integer() && w[1] >= 0,
+               "{}: \"word_counts\" is {}, expected [good count, bad count] (integers >= 0)",
+               where, w.dump());
+      out.word_counts[paradigm][index] = {w[0].get<int64_t>(), w[1].get<int64_t>()};
+    }
   }
   return out;
 }
@@ -163,11 +174,14 @@ void write_probe_results(const fs::path& json_path, json header, const ProbeSumm
   header["overall_by_phenomenon"] = s.overall_by_phenomenon;
   if (!json_path.parent_path().empty()) fs::create_directories(json_path.parent_path());
   std::string lines;
-  for (const PairOutcome& p : s.pairs)
-    lines += json{{"paradigm", p.paradigm},    {"index", p.index},
-                  {"good", p.good},            {"bad", p.bad},
-                  {"outcome", p.outcome},      {"good_sentence", p.good_sentence},
-                  {"bad_sentence", p.bad_sentence}}.dump() + "\n";
+  for (const PairOutcome& p : s.pairs) {
+    json line{{"paradigm", p.paradigm},    {"index", p.index},
+              {"good", p.good},            {"bad", p.bad},
+              {"outcome", p.outcome},      {"good_sentence", p.good_sentence},
+              {"bad_sentence", p.bad_sentence}};
+    if (p.word_counts) line["word_counts"] = *p.word_counts;
+    lines += line.dump() + "\n";
+  }
   write_file_atomic(pairs_path_for(json_path), lines);
   write_file_atomic(json_path, header.dump(2) + "\n");
 }

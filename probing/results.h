@@ -6,7 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <array>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +27,10 @@ struct PairOutcome {
   int index;
   double good, bad, outcome;                 // the two scores; 1 right, 0 wrong, 0.5 a tie (half)
   std::string good_sentence, bad_sentence;
+  // Word-unit n-gram references only: the training corpus's counts {good, bad} of the word where
+  // the two sentences differ, for pairs that differ in exactly one word position
+  // (probing/word_frequency.h).
+  std::optional<std::array<int64_t, 2>> word_counts;
 };
 
 struct ProbeSummary {
@@ -51,8 +58,14 @@ std::filesystem::path pairs_path_for(const std::filesystem::path& json_path);
 // label a string, when present) and "method" (a string); "model" a string and "overall" a
 // number when present. Errors name the file and the field.
 void check_probe_result(const nlohmann::json& header, const std::string& file);
-// F.pairs.jsonl read back: paradigm -> outcome per pair (each in [0, 1]), in file order.
-std::map<std::string, std::vector<double>> read_pair_outcomes(const std::filesystem::path& pairs);
+// F.pairs.jsonl read back, per paradigm in file order.
+struct PairRecords {
+  std::map<std::string, std::vector<double>> outcomes;  // each in [0, 1]
+  std::map<std::string, std::vector<int>> index;        // each pair's index within its paradigm
+  // paradigm -> pair index -> {good, bad} counts, where the file records them (PairOutcome)
+  std::map<std::string, std::map<int, std::array<int64_t, 2>>> word_counts;
+};
+PairRecords read_pair_records(const std::filesystem::path& pairs);
 
 // Before any scoring: creates F.json's directory and a scratch file in it (removed again), so an
 // unwritable --out fails at once with one line naming the path.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "backend/threads.h"
@@ -16,6 +17,7 @@
 #include "common/hash.h"
 #include "corpora/corpus.h"
 #include "encoder/config.h"
+#include "probing/word_frequency.h"
 #include "runs/probe_run.h"
 
 namespace bb {
@@ -28,18 +30,6 @@ namespace {
 enum class Unit { word, piece };
 
 constexpr double kDiscount = 0.75;
-
-// The words of normalised text (single spaces, none at either end).
-std::vector<std::string_view> split_words(std::string_view s) {
-  std::vector<std::string_view> out;
-  for (size_t pos = 0; pos < s.size();) {
-    size_t end = s.find(' ', pos);
-    if (end == std::string_view::npos) end = s.size();
-    if (end > pos) out.push_back(s.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
 
 // A sentence as the model's tokens: its normalised words, or the pieces of its ids without
 // <s> and </s>. `storage` owns the pieces the views point into.
@@ -63,6 +53,7 @@ struct Counted {
   NgramModel model;
   CorpusStats stats;
   int64_t dev = 0;  // utterances held out as dev
+  std::unordered_map<std::string, int64_t> word_counts;  // --unit word: each word's count
 };
 
 // The result's "config": the model, the corpus and what was counted of it.
@@ -96,7 +87,7 @@ json baseline_config(const BaselineArgs& a, const std::string& name, const Count
 // corpus holds out). `tok`: nullptr without --tokenizer.
 Counted count_corpus(const BaselineArgs& a, Unit unit, const Tokenizer* tok,
                      const CorpusOptions& opt) {
-  Counted c{NgramModel({.order = a.order, .discount = kDiscount}), {}, 0};
+  Counted c{NgramModel({.order = a.order, .discount = kDiscount}), {}, 0, {}};
   NgramModel& model = c.model;
   std::vector<std::string> storage;
   if (unit == Unit::piece) {  // the token ids train reads, split as train splits them
@@ -112,12 +103,33 @@ Counted count_corpus(const BaselineArgs& a, Unit unit, const Tokenizer* tok,
   } else {  // the same utterances as text (with --tokenizer, its max-length filter too)
     const auto lines = read_kept_utterances(a.corpus, tok, opt, c.stats);
     for (int64_t i = 0; i < int64_t(lines.size()); ++i)
-      if (is_dev_utterance(i, a.dev_fraction, a.dev_seed)) ++c.dev;
-      else model.add_sentence(split_words(lines[size_t(i)]));
+      if (is_dev_utterance(i, a.dev_fraction, a.dev_seed)) {
+        ++c.dev;
+      } else {
+        const std::vector<std::string_view> words = split_words(lines[size_t(i)]);
+        model.add_sentence(words);
+        for (std::string_view w : words) ++c.word_counts[std::string(w)];
+      }
   }
   model.finish();
   warn_invalid_lines(a.corpus, c.stats);
   return c;
+}
+
+// --unit word: for each pair whose sentences differ in one word position, the corpus counts of the
+// two words there, for compare's frequency shares (probing/word_frequency.h).
+void record_word_counts(ProbeSummary& s, const Suite& suite, const Counted& c,
+                        const Normalizer& norm) {
+  auto count = [&](std::string_view word) {
+    const auto it = c.word_counts.find(std::string(word));
+    return it == c.word_counts.end() ? int64_t(0) : it->second;
+  };
+  for (size_t i = 0; i < suite.pairs.size(); ++i) {
+    const std::string good = norm.normalize(suite.pairs[i].good).value();
+    const std::string bad = norm.normalize(suite.pairs[i].bad).value();
+    if (const auto w = differing_word(split_words(good), split_words(bad)))
+      s.pairs[i].word_counts = std::array{count(w->first), count(w->second)};
+  }
 }
 
 }  // namespace
@@ -160,7 +172,8 @@ ProbeSummary run_baseline(const BaselineArgs& a) {
     good.push_back(score(p.good));
     bad.push_back(score(p.bad));
   }
-  const ProbeSummary s = summarize(suite, good, bad, /*higher_wins=*/true, ties);
+  ProbeSummary s = summarize(suite, good, bad, /*higher_wins=*/true, ties);
+  if (unit == Unit::word) record_word_counts(s, suite, c, norm);
 
   const json config = baseline_config(a, name, c, norm, opt, tok ? &*tok : nullptr);
   json header = result_header({.model = name, .config = config, .method = "ngram", .ties = ties,

@@ -34,9 +34,13 @@ check "baseline: the bigram and trigram get every agreement pair right" \
            grep -q '\"accuracy\": 100.0' $WORK/ngram-out/word-3.json"
 check "baseline: two pairs scored, each with both sentences" \
   test "$(grep -c '"good_sentence"' "$WORK/ngram-out/word-3.pairs.jsonl")" = 2
+check "baseline: each pair differing in one word records the corpus counts of its two words" \
+  test "$(grep -Ec '"word_counts":\[[0-9]+,[0-9]+\]' "$WORK/ngram-out/word-3.pairs.jsonl")" = 2
 expect_ok "baseline: compare reads a baseline result" \
   "$BB" compare ngram-out/word-2.json ngram-out/word-3.json --out ngram-report \
   --baseline "bigram (word, KN 0.75)"
+check "compare: the report's word-frequency section uses the word reference's counts" \
+  grep -q "counts from word-2.json" "$WORK/ngram-report/report.md"
 
 "$BB" tokenizer train --corpus "$WORK/ngram-corpus.txt" --out "$WORK/ngram-tok" --vocab-size 300 \
   >/dev/null 2>&1
