@@ -6,6 +6,7 @@
 # 2,000-step parts) and the tokens per second it implies. Two runs shared the 2 cores, and other
 # work on the machine slowed some: the speeds are what these runs got, not the engine's best
 # (bench/RESULTS.md has that).
+# Runs whose directory was copied or restored after training (file times reset) get no speed.
 # Only finished runs (a checkpoints/step-STEPS directory) are copied.
 # Usage: results/icl-shift-cpu/collect.sh RUNS_DIR STEPS PART...
 set -euo pipefail
@@ -20,7 +21,9 @@ for part in "$@"; do
     a="$r/checkpoints/step-1000/trainer_state.json"; b="$r/checkpoints/step-2000/trainer_state.json"
     if [ -f "$a" ] && [ -f "$b" ] && ! grep -q "^$n," "$speed"; then
       s=$(( $(stat -c %Y "$b") - $(stat -c %Y "$a") ))
-      echo "$n,$s,$(( 1000 * 64 * 82 / (s > 0 ? s : 1) ))" >> "$speed"
+      # A run directory copied or restored since training has lost its file times: no speed.
+      if [ "$s" -gt 0 ]; then echo "$n,$s,$(( 1000 * 64 * 82 / s ))" >> "$speed"
+      else echo "collect: $n: checkpoint file times do not show the training time; no speed recorded" >&2; fi
     fi
   done
 done
