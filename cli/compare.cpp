@@ -57,35 +57,6 @@ void print_phenomena(const Comparison& c) {
                kMinSeedsForClaims);
 }
 
-namespace {
-
-// The result files a path stands for, appended to `out`: a result .json (experiment's
-// NAME.settings.json files are skipped), or a directory's result .json files (sorted). A pairs
-// file is refused naming the result file it belongs to.
-void result_files(const std::filesystem::path& path, std::vector<std::filesystem::path>& out) {
-  namespace fs = std::filesystem;
-  const std::string name = path.string();
-  constexpr std::string_view kPairs = ".pairs.jsonl";
-  BB_CHECK(!name.ends_with(kPairs), "{}: a pairs file; give its result file {}.json", name,
-           name.substr(0, name.size() - kPairs.size()));
-  auto settings_file = [](const fs::path& p) {
-    return p.filename().string().ends_with(".settings.json");
-  };
-  if (!fs::is_directory(path)) {
-    if (!settings_file(path)) out.push_back(path);
-    return;
-  }
-  std::vector<fs::path> found;
-  for (const auto& e : fs::directory_iterator(path))
-    if (e.is_regular_file() && e.path().extension() == ".json" && !settings_file(e.path()))
-      found.push_back(e.path());
-  BB_CHECK(!found.empty(), "{}: a directory without result .json files (expected probe results)",
-           name);
-  std::sort(found.begin(), found.end());
-  out.insert(out.end(), found.begin(), found.end());
-}
-
-}  // namespace
 
 void add_compare(CLI::App& app) {
   auto* cmd = app.add_subcommand("compare", "Compare probe results per phenomenon and paradigm");
@@ -106,10 +77,8 @@ void add_compare(CLI::App& app) {
                   "(same method, size, steps, suite)")
       ->capture_default_str();
   cmd->callback([files, out, boot, baseline] {
-    std::vector<std::filesystem::path> paths;
-    for (const std::string& f : *files) result_files(f, paths);
-    BB_CHECK(!paths.empty(), "compare: only settings files given (expected probe result files)");
-    const Comparison c = compare_runs(load_runs(paths), *boot, 1, *baseline);
+    const Comparison c = compare_runs(load_runs(result_files({files->begin(), files->end()})),
+                                      *boot, 1, *baseline);
     write_report(*out, c);
     print_phenomena(c);
     fmt::print("\nreport: {}/report.md (and report.csv and the charts)\n", *out);

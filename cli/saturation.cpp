@@ -27,9 +27,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// "softmax,ssa,...": the table's functions as a --attention list.
+std::string every_function() {
+  std::string names = attention_function_names();
+  names.erase(std::remove(names.begin(), names.end(), ' '), names.end());
+  return names;
+}
+
 struct SaturationArgs {
   std::vector<std::string> models;
-  std::string suite, out, attention = "softmax,ssa,softmax-t,sparsemax,entmax15,sa-softmax,cosformer";
+  std::string suite, out;
+  std::string attention = every_function();  // --analytic's default: every function of the table
   int sentences = 500, length = 10, threads = 1, points = 40;
   std::string sigmas = "1,2,4,8,16,29", device = "cpu";
   bool analytic = false;

@@ -44,6 +44,10 @@ struct RunResult {
   std::map<int64_t, double> dev_loss;  // step -> dev loss, from the same file
 };
 
+// The result files that paths name: result .json files as given (experiment's NAME.settings.json
+// skipped), a directory's result .json files sorted; a pairs file or a directory without results
+// is a one-line error.
+std::vector<std::filesystem::path> result_files(const std::vector<std::filesystem::path>& paths);
 // Loads F.json and its F.pairs.jsonl; groups are named by what differs between the files.
 std::vector<RunResult> load_runs(const std::vector<std::filesystem::path>& files);
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <string_view>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -117,7 +118,39 @@ void assign_groups(std::vector<RunResult>& runs) {
   }
 }
 
+// The result files a path stands for, appended to `out`: a result .json (experiment's
+// NAME.settings.json files are skipped), or a directory's result .json files (sorted). A pairs
+// file is refused naming the result file it belongs to.
+void add_result_files(const fs::path& path, std::vector<fs::path>& out) {
+  const std::string name = path.string();
+  constexpr std::string_view kPairs = ".pairs.jsonl";
+  BB_CHECK(!name.ends_with(kPairs), "{}: a pairs file; give its result file {}.json", name,
+           name.substr(0, name.size() - kPairs.size()));
+  auto settings_file = [](const fs::path& p) {
+    return p.filename().string().ends_with(".settings.json");
+  };
+  if (!fs::is_directory(path)) {
+    if (!settings_file(path)) out.push_back(path);
+    return;
+  }
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(path))
+    if (e.is_regular_file() && e.path().extension() == ".json" && !settings_file(e.path()))
+      found.push_back(e.path());
+  BB_CHECK(!found.empty(), "{}: a directory without result .json files (expected probe results)",
+           name);
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+}
+
 }  // namespace
+
+std::vector<fs::path> result_files(const std::vector<fs::path>& paths) {
+  std::vector<fs::path> out;
+  for (const fs::path& p : paths) add_result_files(p, out);
+  BB_CHECK(!out.empty(), "compare: only settings files given (expected probe result files)");
+  return out;
+}
 
 std::vector<RunResult> load_runs(const std::vector<fs::path>& files) {
   BB_CHECK(!files.empty(), "compare: no result files given");

@@ -12,6 +12,7 @@ packages=(
   doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libssl-dev libcurl4-openssl-dev
   libopenmpi-dev openmpi-bin
+  pybind11-dev python3-dev python3-numpy python3-pytest
   chromium
 )
 

@@ -1,0 +1,130 @@
+"""babyberta.cpp from Python: trained models scored through the CLI's own code path.
+
+    import babyberta
+    m = babyberta.load("runs/ssa", device="cpu", threads=2)
+    m.sequence_score(["the dog is here .", "the dog are here ."], method="pll", reduction="sum")
+
+Scores are the numbers `babyberta score` prints: pll and pll-word-l2r (minicons' "original" and
+"within_word_l2r") are log-probabilities, higher is better; holistic is BabyBERTa's cross-entropy,
+lower is better. Engine errors raise babyberta.Error with the CLI's one-line message.
+"""
+import csv
+import json
+import os
+import pathlib
+import tempfile
+
+from . import _babyberta as _engine
+from ._babyberta import Error, blas_info
+
+__all__ = ["Error", "Model", "blas_info", "compare", "load", "probe"]
+Error.__module__ = __name__  # shown as babyberta.Error
+
+
+def _sentences(sentences):
+    """A sentence or a sequence of them, as a list."""
+    if isinstance(sentences, str):
+        return [sentences]
+    sentences = list(sentences)
+    if not all(isinstance(s, str) for s in sentences):
+        raise TypeError("sentences: expected a str or a sequence of str")
+    return sentences
+
+
+class Model:
+    """A trained model directory (config.json, model.safetensors, tokenizer.model)."""
+
+    def __init__(self, engine):
+        self._engine = engine
+
+    @property
+    def path(self):
+        return self._engine.path
+
+    @property
+    def config(self):
+        """config.json as a dict."""
+        return self._engine.config
+
+    @property
+    def attention_function(self):
+        """The attention function's label: "softmax", "ssa", "ssa(n=2 frozen)", ..."""
+        return self._engine.attention_function
+
+    @property
+    def trained_values(self):
+        """The function's trained per-head values by name ("b", "n", "tau"): arrays [layers, heads]."""
+        return self._engine.trained_values
+
+    def sequence_score(self, sentences, method="pll", reduction="mean"):
+        """One score per sentence. reduction: "mean" (minicons' default), "sum" (`babyberta score`'s
+        default for pll), or a callable on each sentence's per-token log-probabilities (a numpy
+        array) returning its score."""
+        sentences = _sentences(sentences)
+        if isinstance(reduction, str):
+            return self._engine.sequence_score(sentences, method, reduction)
+        if callable(reduction):
+            return [reduction(lp) for lp in self._engine.token_logprobs(sentences, method)]
+        raise TypeError('reduction: expected "sum", "mean" or a callable')
+
+    def token_score(self, sentences, method="pll"):
+        """Per sentence a list of (piece, log-probability) of the tokens the method scores
+        (holistic: every token with <s> and </s>; pll: every token but those)."""
+        return self._engine.token_score(_sentences(sentences), method)
+
+    def attention(self, sentence):
+        """(weights, pieces): the attention weights of one sentence as a float32 array [layers,
+        heads, L, L] (query rows, key columns) and its L pieces with <s> and </s>."""
+        return self._engine.attention(sentence)
+
+    def encode(self, sentences):
+        """Per sentence (ids, pieces), with <s> and </s>."""
+        return self._engine.encode(_sentences(sentences))
+
+
+def load(run_dir, device="cpu", threads=1):
+    """Loads a model directory (a `train` run directory or an exported model)."""
+    return Model(_engine.load(str(run_dir), device, threads))
+
+
+def probe(model, suite, method="holistic", reduction=None, tie_rule="half",
+          pairs_per_paradigm=None, out=None, threads=None, device="cpu"):
+    """Scores a suite's minimal pairs as `babyberta probe` does; returns the result it writes (F.json
+    as a dict) with its pairs (F.pairs.jsonl) under "pairs". `model`: a Model or a model directory;
+    `suite`: a suite path or a list of them; `out`: where to write the files (default: nowhere)."""
+    model_dir = model.path if isinstance(model, Model) else model
+    if threads is None:
+        threads = model._engine.threads if isinstance(model, Model) else 1
+    suites = [str(suite)] if isinstance(suite, (str, os.PathLike)) else [str(s) for s in suite]
+    with tempfile.TemporaryDirectory() as scratch:
+        target = pathlib.Path(out) if out is not None else pathlib.Path(scratch) / "probe.json"
+        _engine.probe(str(model_dir), suites, str(target), method, reduction or "", tie_rule,
+                      pairs_per_paradigm or 0, threads, device)
+        result = json.loads(target.read_text())
+        pairs = target.with_name(target.stem + ".pairs.jsonl")
+        result["pairs"] = [json.loads(line) for line in pairs.read_text().splitlines() if line]
+    return result
+
+
+def _number(text):
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def compare(results, out=None, baseline="softmax", bootstrap=1000):
+    """Compares probe results as `babyberta compare` does and returns report.csv's records (one
+    dict per level, name and group: means, sd, differences, intervals, tests); `pandas.DataFrame(
+    records)` makes a table of them. `results`: result files (F.json) or directories of them;
+    `out`: the report directory (default: nowhere)."""
+    paths = [str(results)] if isinstance(results, (str, os.PathLike)) else [str(r) for r in results]
+    with tempfile.TemporaryDirectory() as scratch:
+        target = pathlib.Path(out) if out is not None else pathlib.Path(scratch)
+        _engine.compare(paths, str(target), baseline, bootstrap)
+        with open(target / "report.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+    return [{k: None if v in (None, "") else _number(v) for k, v in row.items()} for row in rows]

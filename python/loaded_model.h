@@ -1,0 +1,51 @@
+// A trained model directory loaded for the Python module (python/module.cpp): its configuration,
+// the attention function's trained values and the scorer the CLI's `score` runs, so that every
+// number the module returns comes from the CLI's own code path. Plain C++: no Python here.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backend/device.h"
+#include "probing/attention_maps.h"
+#include "probing/scorer.h"
+
+namespace bb::python {
+
+class LoadedModel {
+ public:
+  // `threads`: compute threads for this model's calls (<= 0: every core), as the CLI's --threads.
+  LoadedModel(const std::filesystem::path& dir, const std::string& device, int threads);
+
+  const std::filesystem::path& dir() const { return dir_; }
+  const nlohmann::json& config_json() const { return config_json_; }  // config.json as written
+  std::string attention_label() const;  // "softmax", "ssa(n=2 frozen)", ...
+  // The function's trained values by name ("b", "n", "tau"): [layers * heads] row-major.
+  const std::map<std::string, std::vector<double>>& trained_values() const { return values_; }
+  int layers() const;
+  int heads() const;
+  int threads() const { return threads_; }
+
+  // Per sentence: ids (with <s>, </s>) and per-token log-probs, as `score --per-token`.
+  std::vector<SentenceScore> score(const std::vector<std::string>& sentences, Method m);
+  // The pieces of the tokens a method scores (holistic every id, pll all but <s> and </s>).
+  std::vector<std::string> scored_pieces(const SentenceScore& s) const;
+  // One sentence's attention weights, as the `attention` command reads them (probing/attention_maps.h).
+  SentenceAttention attention(const std::string& sentence) const;
+  // Per sentence its ids (with <s>, </s>) and pieces; a one-line error for invalid UTF-8.
+  std::vector<std::pair<std::vector<int32_t>, std::vector<std::string>>> encode(
+      const std::vector<std::string>& sentences) const;
+
+ private:
+  void use_threads() const;  // before every engine call: the thread count is process-wide
+  std::filesystem::path dir_;
+  nlohmann::json config_json_;
+  std::map<std::string, std::vector<double>> values_;
+  int threads_;
+  Scorer scorer_;
+};
+
+}  // namespace bb::python

@@ -1,0 +1,151 @@
+// The `babyberta` Python module's engine (_babyberta): models loaded from run directories and
+// scored through the CLI's own code path. python/babyberta/__init__.py wraps it in minicons' words.
+// Every engine call releases the GIL (engine_call.h); a bb::Error reaches Python as
+// babyberta.Error carrying the CLI's one-line message.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/kernel_choice.h"
+#include "common/error.h"
+#include "python/engine_call.h"
+#include "probing/compare.h"
+#include "probing/report.h"
+#include "python/loaded_model.h"
+#include "runs/probe_run.h"
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+
+namespace bb::python {
+namespace {
+
+py::object from_json(const nlohmann::json& j) {
+  return py::module_::import("json").attr("loads")(j.dump());
+}
+
+// minicons' names for the pseudo-log-likelihood variants, beside ours.
+Method method_of(const std::string& name) {
+  if (name == "original") return Method::pll;
+  if (name == "within_word_l2r") return Method::pll_word_l2r;
+  return parse_method(name);
+}
+
+py::list sequence_score(LoadedModel& m, const std::vector<std::string>& sentences,
+                        const std::string& method, const std::string& reduction) {
+  const Method meth = method_of(method);
+  const Reduction red = parse_reduction(reduction);
+  const std::vector<double> scores = engine_call([&] {
+    std::vector<double> out;
+    for (const SentenceScore& s : m.score(sentences, meth))
+      out.push_back(reduce_logprobs(s.logprobs, meth, red));
+    return out;
+  });
+  return py::cast(scores);
+}
+
+// Per sentence a float64 array of the scored tokens' log-probabilities.
+py::list token_logprobs(LoadedModel& m, const std::vector<std::string>& sentences,
+                        const std::string& method) {
+  const Method meth = method_of(method);
+  const auto scores = engine_call([&] { return m.score(sentences, meth); });
+  py::list out;
+  for (const SentenceScore& s : scores)
+    out.append(py::array_t<double>(py::ssize_t(s.logprobs.size()), s.logprobs.data()));
+  return out;
+}
+
+// Per sentence a list of (piece, log-probability) of the scored tokens.
+py::list token_score(LoadedModel& m, const std::vector<std::string>& sentences,
+                     const std::string& method) {
+  const Method meth = method_of(method);
+  const auto scores = engine_call([&] { return m.score(sentences, meth); });
+  py::list out;
+  for (const SentenceScore& s : scores) {
+    const std::vector<std::string> pieces = m.scored_pieces(s);
+    py::list tokens;
+    for (size_t t = 0; t < pieces.size(); ++t) tokens.append(py::make_tuple(pieces[t], s.logprobs[t]));
+    out.append(tokens);
+  }
+  return out;
+}
+
+// (weights [layers, heads, L, L] float32, pieces) of one sentence.
+py::tuple attention(const LoadedModel& m, const std::string& sentence) {
+  const SentenceAttention a = engine_call([&] { return m.attention(sentence); });
+  const py::ssize_t L = a.length();
+  py::array_t<float> w({py::ssize_t(m.layers()), py::ssize_t(m.heads()), L, L});
+  std::copy(a.weights.begin(), a.weights.end(), w.mutable_data());
+  return py::make_tuple(w, a.pieces);
+}
+
+// `probe`'s run (runs/probe_run.h), writing its result files at `out`.
+void probe(const ProbeArgs& a) {
+  engine_call([&] {
+    run_probe(a);
+    return 0;
+  });
+}
+
+// `compare`'s report (report.md, report.csv, findings.md, charts) in `out`.
+void compare(const std::vector<std::filesystem::path>& results, const std::filesystem::path& out,
+             const std::string& baseline, int bootstrap) {
+  BB_CHECK(bootstrap >= 1 && bootstrap <= 1000000, "bootstrap: {} replicates, expected 1 to "
+           "1,000,000", bootstrap);
+  engine_call([&] {
+    write_report(out, compare_runs(load_runs(result_files(results)), bootstrap, 1, baseline));
+    return 0;
+  });
+}
+
+py::dict trained_values(const LoadedModel& m) {
+  py::dict out;
+  for (const auto& [name, v] : m.trained_values()) {
+    py::array_t<double> a({py::ssize_t(m.layers()), py::ssize_t(m.heads())});
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    out[py::str(name)] = a;
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace bb::python
+
+PYBIND11_MODULE(_babyberta, m) {
+  using namespace bb::python;
+  m.doc() = "babyberta.cpp's engine; use the `babyberta` package that wraps it";
+  py::register_exception<bb::Error>(m, "Error", PyExc_RuntimeError);
+  m.def("blas_info", [] { return py::dict("provenance"_a = bb::blas_provenance()); });
+  py::class_<LoadedModel>(m, "Model")
+      .def_property_readonly("path", &LoadedModel::dir)
+      .def_property_readonly("config", [](const LoadedModel& x) { return from_json(x.config_json()); })
+      .def_property_readonly("attention_function", &LoadedModel::attention_label)
+      .def_property_readonly("trained_values", &trained_values)
+      .def("sequence_score", &sequence_score, "sentences"_a, "method"_a, "reduction"_a)
+      .def("token_logprobs", &token_logprobs, "sentences"_a, "method"_a)
+      .def("token_score", &token_score, "sentences"_a, "method"_a)
+      .def_property_readonly("threads", &LoadedModel::threads)
+      .def("attention", &attention, "sentence"_a)
+      .def("encode", [](const LoadedModel& x, const std::vector<std::string>& sentences) {
+        return x.encode(sentences);
+      });
+  m.def("probe", [](const std::string& model, const std::vector<std::string>& suites,
+                    const std::string& out, const std::string& method, const std::string& reduction,
+                    const std::string& tie_rule, int pairs_per_paradigm, int threads,
+                    const std::string& device) {
+    bb::ProbeArgs a{.model = model, .suite = suites.at(0), .out = out, .method = method,
+                .tie_rule = tie_rule, .reduction = reduction, .threads = threads, .device = device,
+                .pairs_per_paradigm = pairs_per_paradigm, .quiet = true, .suites = suites};
+    probe(a);
+  }, "model"_a, "suites"_a, "out"_a, "method"_a, "reduction"_a, "tie_rule"_a,
+     "pairs_per_paradigm"_a, "threads"_a, "device"_a);
+  m.def("compare", &compare, "results"_a, "out"_a, "baseline"_a, "bootstrap"_a);
+  m.def("load", [](const std::filesystem::path& dir, const std::string& device, int threads) {
+    return engine_call([&] { return std::make_unique<LoadedModel>(dir, device, threads); });
+  }, "run_dir"_a, "device"_a = "cpu", "threads"_a = 1);
+}

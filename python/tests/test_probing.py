@@ -1,0 +1,64 @@
+"""probe, compare and attention from Python: the CLI's results, the same numbers."""
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+import babyberta
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    """A tiny Zorro-format suite: odd lines ungrammatical, even grammatical."""
+    d = tmp_path_factory.mktemp("suite")
+    (d / "agreement-subject_verb.txt").write_text(
+        "the dog see the toy .\nthe dog sees the toy .\n"
+        "the cat want some milk .\nthe cat wants some milk .\n")
+    return d
+
+
+@pytest.fixture(scope="module")
+def model(model_dir):
+    return babyberta.load(model_dir, threads=2)
+
+
+def test_probe_is_the_cli_probe(model, model_dir, binary, suite, tmp_path):
+    cli_out = tmp_path / "cli.json"
+    subprocess.run([binary, "probe", "--model", str(model_dir), "--suite", str(suite), "--method",
+                    "pll", "--out", str(cli_out)], check=True, capture_output=True)
+    cli = json.loads(cli_out.read_text())
+    cli_pairs = [json.loads(line) for line in
+                 (tmp_path / "cli.pairs.jsonl").read_text().splitlines()]
+    result = babyberta.probe(model, suite, method="pll", out=tmp_path / "py.json")
+    assert (tmp_path / "py.json").exists() and (tmp_path / "py.pairs.jsonl").exists()
+    assert result["overall"] == cli["overall"]
+    assert result["paradigms"] == cli["paradigms"]
+    assert [(p["good"], p["bad"], p["outcome"]) for p in result["pairs"]] == \
+        [(p["good"], p["bad"], p["outcome"]) for p in cli_pairs]
+    in_memory = babyberta.probe(model_dir, [suite], method="pll", threads=1)
+    assert in_memory["overall"] == cli["overall"]  # a directory, a list of suites, no files
+
+
+def test_compare_returns_the_report_records(model, suite, tmp_path):
+    files = [tmp_path / f"{m}.json" for m in ("holistic", "pll")]
+    for method, f in zip(("holistic", "pll"), files):
+        babyberta.probe(model, suite, method=method, out=f)
+    records = babyberta.compare(files, out=tmp_path / "report", baseline="ssa")
+    assert (tmp_path / "report" / "report.md").exists()
+    overall = [r for r in records if r["level"] == "overall"]
+    assert len(overall) == 2  # one group per method (strata)
+    assert all(isinstance(r["mean"], float) and r["runs"] == 1 for r in overall)
+    assert babyberta.compare(tmp_path, baseline="ssa")[0].keys() == records[0].keys()  # a folder
+    with pytest.raises(babyberta.Error, match="a pairs file; give its result file"):
+        babyberta.compare([tmp_path / "pll.pairs.jsonl"])
+
+
+def test_attention_weights(model):
+    weights, pieces = model.attention("the dog sees the toy .")
+    layers, heads = model.config["num_hidden_layers"], model.config["num_attention_heads"]
+    assert weights.dtype == np.float32
+    assert weights.shape == (layers, heads, len(pieces), len(pieces))
+    assert pieces == model.encode("the dog sees the toy .")[0][1]
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0, rtol=1e-5)  # SSA rows sum to 1
+    assert np.all(weights >= 0)
