@@ -4,6 +4,7 @@
 #include <xmmintrin.h>
 
 #include "backend/cpu/blas_core.h"
+#include "common/stop_signals.h"
 
 namespace bb {
 
@@ -15,7 +16,13 @@ void set_threads(int n) {
   set_blas_threads(n);
   enable_flush_to_zero();
 #pragma omp parallel num_threads(n)
-  enable_flush_to_zero();
+  {
+    enable_flush_to_zero();
+    // Workers started by a thread that had the stop signals blocked inherit that; a pool started
+    // from a library caller's thread (the Python module) may not have: block them here
+    // (common/stop_signals.h). The calling thread keeps its own mask.
+    if (omp_get_thread_num() != 0) block_stop_signals_in_this_thread();
+  }
 }
 
 int num_threads() { return omp_get_max_threads(); }

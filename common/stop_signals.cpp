@@ -47,6 +47,27 @@ void never_called(int) {}
 
 }  // namespace
 
+void block_stop_signals_in_this_thread() {
+  const sigset_t set = stop_signal_set();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+StopSignalsBlocked::StopSignalsBlocked() {
+  const sigset_t set = stop_signal_set();
+  BB_CHECK(pthread_sigmask(SIG_BLOCK, &set, &old_) == 0, "cannot block SIGINT and SIGTERM");
+}
+
+StopSignalsBlocked::~StopSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+void StopSignalsBlocked::deliver_pending() const {
+  sigset_t pending;
+  if (sigpending(&pending) != 0) return;
+  if (!sigismember(&pending, SIGINT) && !sigismember(&pending, SIGTERM)) return;
+  pthread_sigmask(SIG_SETMASK, &old_, nullptr);  // the pending signal runs its handler here
+  const sigset_t set = stop_signal_set();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
 void receive_stop_signals() {
   const sigset_t set = stop_signal_set();
   BB_CHECK(pthread_sigmask(SIG_BLOCK, &set, nullptr) == 0, "cannot block SIGINT and SIGTERM");

@@ -4,6 +4,8 @@
 // run, and a signal frame pushed there corrupts the heap (uxlfoundation/oneDNN#4845, fixed in
 // 3.x; Debian bookworm ships 2.6.3).
 #pragma once
+#include <signal.h>
+
 #include <atomic>
 #include <stdexcept>
 
@@ -19,6 +21,26 @@ void receive_stop_signals();
 // From now on the first stop signal, and every later one, sets `flag`; the command checks it,
 // saves its state and exits 130 (train, experiment).
 void stop_gracefully(std::atomic<bool>& flag);
+
+// Blocks both signals in the calling thread (a compute thread that did not inherit main's mask:
+// set_threads calls it in every OpenMP worker).
+void block_stop_signals_in_this_thread();
+
+// For a library caller that owns its signal handling (the Python module): both signals blocked in
+// the calling thread while the guard lives, the thread's mask restored after. deliver_pending()
+// lets a signal that arrived meanwhile reach the caller's handler now, between two steps, where no
+// compute code is on this thread's stack.
+class StopSignalsBlocked {
+ public:
+  StopSignalsBlocked();
+  ~StopSignalsBlocked();
+  StopSignalsBlocked(const StopSignalsBlocked&) = delete;
+  StopSignalsBlocked& operator=(const StopSignalsBlocked&) = delete;
+  void deliver_pending() const;
+
+ private:
+  sigset_t old_;
+};
 
 // A run stopped by Ctrl-C or SIGTERM after saving its state: main() prints the message and exits
 // 130, so that scripts and `experiment` never take an interrupted run for a finished one.

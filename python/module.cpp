@@ -17,6 +17,7 @@
 #include "probing/compare.h"
 #include "probing/report.h"
 #include "python/loaded_model.h"
+#include "python/training.h"
 #include "runs/probe_run.h"
 
 namespace py = pybind11;
@@ -145,6 +146,8 @@ PYBIND11_MODULE(_babyberta, m) {
   }, "model"_a, "suites"_a, "out"_a, "method"_a, "reduction"_a, "tie_rule"_a,
      "pairs_per_paradigm"_a, "threads"_a, "device"_a);
   m.def("compare", &compare, "results"_a, "out"_a, "baseline"_a, "bootstrap"_a);
+  m.def("train_flag_forms", &train_flag_forms);
+  m.def("train", &train, "args"_a, "progress"_a);
   m.def("load", [](const std::filesystem::path& dir, const std::string& device, int threads) {
     return engine_call([&] { return std::make_unique<LoadedModel>(dir, device, threads); });
   }, "run_dir"_a, "device"_a = "cpu", "threads"_a = 1);

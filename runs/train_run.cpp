@@ -96,7 +96,8 @@ void record_session(const TrainArgs& a, int64_t start, const std::string& kernel
 
 }  // namespace
 
-void run_train(TrainArgs a, const DataParallel& parallel) {
+void run_train(TrainArgs a, const DataParallel& parallel,
+               const std::function<void(const StepLog&)>& on_step) {
   BB_CHECK(a.probe_every == 0 || (!a.probe_suite.empty() && a.probe_every % a.eval_every == 0),
            "--probe-every needs --probe-suite and must be a multiple of --eval-every ({})",
            a.eval_every);
@@ -151,11 +152,12 @@ void run_train(TrainArgs a, const DataParallel& parallel) {
   trainer.run([&](const StepLog& s) {
     if (!lead) return;  // rank 0 evaluates, probes and logs while the others wait for its step
     metrics.on_step(s);
-    if (!a.quiet)
+    if (on_step) on_step(s);
+    else if (!a.quiet)
       progress.update(s.step, fmt::format("loss {:.3f} lr {:.2e} {:.0f} tok/s", s.loss, s.lr,
                                           metrics.tokens() / progress.seconds()));
   });
-  if (!a.quiet) progress.finish();
+  if (!a.quiet && !on_step) progress.finish();
   if (!lead) return;
   if (Trainer::stop_requested)
     throw Interrupted(fmt::format("interrupted: checkpoint saved at step {} in {}; to continue: {}",

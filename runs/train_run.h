@@ -3,6 +3,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
 #include "encoder/trainer.h"
 #include "runs/train_flags.h"
 
@@ -14,8 +16,11 @@ void check_schedule(const TrainArgs& a);
 // dev split drawn from the training seed (unless --dev-seed was given, which then differs).
 void keep_recorded_dev_split(TrainArgs& a, const nlohmann::ordered_json& saved);
 // Trains one model; `parallel` spreads every batch over data-parallel ranks (mpirun, see
-// mpi_data_parallel), rank 0 writing the run directory.
-void run_train(TrainArgs a, const DataParallel& parallel = {});
+// mpi_data_parallel), rank 0 writing the run directory. `on_step` (rank 0, after each update's
+// metrics, on the calling thread): replaces the progress line; setting Trainer::stop_requested
+// there stops the run with a checkpoint (Interrupted), as a stop signal does.
+void run_train(TrainArgs a, const DataParallel& parallel = {},
+               const std::function<void(const StepLog&)>& on_step = {});
 // This MPI job's ranks as data-parallel trainers (one rank, i.e. none, without mpirun/srun).
 DataParallel mpi_data_parallel();
 

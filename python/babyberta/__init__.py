@@ -9,6 +9,7 @@ Scores are the numbers `babyberta score` prints: pll and pll-word-l2r (minicons'
 lower is better. Engine errors raise babyberta.Error with the CLI's one-line message.
 """
 import csv
+import difflib
 import json
 import os
 import pathlib
@@ -17,7 +18,7 @@ import tempfile
 from . import _babyberta as _engine
 from ._babyberta import Error, blas_info
 
-__all__ = ["Error", "Model", "blas_info", "compare", "load", "probe"]
+__all__ = ["Error", "Model", "blas_info", "compare", "load", "probe", "train"]
 Error.__module__ = __name__  # shown as babyberta.Error
 
 
@@ -128,3 +129,45 @@ def compare(results, out=None, baseline="softmax", bootstrap=1000):
         with open(target / "report.csv", newline="") as f:
             rows = list(csv.DictReader(f))
     return [{k: None if v in (None, "") else _number(v) for k, v in row.items()} for row in rows]
+
+
+def _train_args(flags):
+    """Keyword arguments as `babyberta train`'s command line, from the command's flag table:
+    warmup_steps=500 is --warmup-steps 500; a switch (resume=True, no_bias_correction=True) is
+    given when True."""
+    forms = _engine.train_flag_forms()
+    args = []
+    for name, value in flags.items():
+        flag = "--" + name.replace("_", "-")
+        form = forms.get(flag)
+        if form is None:
+            close = difflib.get_close_matches(flag, list(forms), n=1)
+            hint = f" (did you mean {close[0][2:].replace('-', '_')}?)" if close else ""
+            raise Error(f"train: unknown keyword argument '{name}'{hint}")
+        if form != "value":
+            if not isinstance(value, bool):
+                raise TypeError(f"train: {name} is a switch: expected True or False")
+            if value:
+                args.append(flag)
+            continue
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, float):
+            text = repr(value)  # round-trips
+        elif isinstance(value, (list, tuple)):
+            text = ",".join(str(v) for v in value)
+        else:
+            text = str(value)
+        args += [flag, text]
+    return args
+
+
+def train(progress=None, **flags):
+    """Trains as `babyberta train` does, in this process, with its flags as keyword arguments
+    (corpus=..., out=..., attention="ssa", preset="small", steps=..., resume=True, ...).
+    progress: None (the CLI's progress line on stderr) or a callable given a dict (step, steps,
+    loss, lr, grad_norm, tokens) after every update. Ctrl-C (KeyboardInterrupt), or an exception
+    raised by `progress`, stops the run with a checkpoint saved and is then raised; the same call
+    with resume=True continues it bit for bit. Returns the run directory."""
+    _engine.train(_train_args(flags), progress)
+    return pathlib.Path(flags["out"])

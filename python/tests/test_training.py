@@ -1,0 +1,65 @@
+"""babyberta.train: the CLI's run in-process (the same bits), its flags as keyword arguments, a
+progress callback, and Ctrl-C saving a checkpoint that resume=True continues bit for bit."""
+import os
+import signal
+
+import pytest
+
+import babyberta
+
+
+def flags(corpus, out, **more):
+    """The flags conftest's CLI-trained model was made with."""
+    return dict(corpus=corpus, out=out, preset="tiny", steps=20, vocab_size=400, eval_every=10,
+                dev_batches=2, seed=1, attention="ssa", **more)
+
+
+def test_train_in_process_is_the_cli_run(model_dir, tmp_path):
+    steps = []
+    out = babyberta.train(progress=steps.append, **flags(model_dir.parent / "corpus.txt",
+                                                           tmp_path / "py"))
+    assert (out / "model.safetensors").read_bytes() == \
+        (model_dir / "model.safetensors").read_bytes()
+    assert [s["step"] for s in steps] == list(range(1, 21))
+    assert all(s["steps"] == 20 and s["loss"] > 0 for s in steps)
+    m = babyberta.load(out)
+    assert m.attention_function == "ssa"
+
+
+def test_ctrl_c_saves_a_checkpoint_and_resume_continues_bit_for_bit(model_dir, tmp_path):
+    corpus = model_dir.parent / "corpus.txt"
+
+    def interrupt_at_step_7(s):
+        if s["step"] == 7:
+            os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, taken between two steps
+
+    with pytest.raises(KeyboardInterrupt):
+        babyberta.train(progress=interrupt_at_step_7, **flags(corpus, tmp_path / "run"))
+    # The signal sent during step 7's callback is taken at step 8's, which saves and stops.
+    assert [p.name for p in (tmp_path / "run" / "checkpoints").iterdir()] == ["step-8"]
+    babyberta.train(progress=lambda s: None, **flags(corpus, tmp_path / "run", resume=True))
+    assert (tmp_path / "run" / "model.safetensors").read_bytes() == \
+        (model_dir / "model.safetensors").read_bytes()
+
+
+def test_an_exception_in_the_callback_stops_with_a_checkpoint(model_dir, tmp_path):
+    def fail_at_step_3(s):
+        if s["step"] == 3:
+            raise ValueError("stop here")
+
+    with pytest.raises(ValueError, match="stop here"):
+        babyberta.train(progress=fail_at_step_3,
+                        **flags(model_dir.parent / "corpus.txt", tmp_path / "run"))
+    assert any((tmp_path / "run" / "checkpoints").iterdir())
+
+
+def test_bad_flags_raise_the_cli_messages(tmp_path):
+    with pytest.raises(babyberta.Error, match="unknown keyword argument 'warmup_step' "
+                                              r"\(did you mean warmup_steps\?\)"):
+        babyberta.train(corpus="c.txt", out=tmp_path / "o", warmup_step=5)
+    with pytest.raises(babyberta.Error, match="--lr"):
+        babyberta.train(corpus="c.txt", out=tmp_path / "o", lr=-1.0)
+    with pytest.raises(babyberta.Error, match="missing.txt"):
+        babyberta.train(corpus=tmp_path / "missing.txt", out=tmp_path / "o", steps=5)
+    with pytest.raises(TypeError):
+        babyberta.train(corpus="c.txt", out=tmp_path / "o", resume="yes")
