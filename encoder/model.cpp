@@ -190,6 +190,18 @@ void Model<T>::target_log_probs(const std::vector<int32_t>& targets, std::vector
 }
 
 template <typename T>
+void Model<T>::logits_to_host(std::vector<T>& out) const {
+  BB_CHECK(staged_, "internal: logits_to_host needs a forward()");
+  out.resize(size_t(M_) * size_t(cfg_.vocab_size));
+  if (device_ == Device::cpu) {
+    std::copy(act_.logits, act_.logits + out.size(), out.begin());
+    return;
+  }
+  const DeviceScope on(device_);
+  cuda_download(out.data(), act_.logits, sizeof(T) * out.size());
+}
+
+template <typename T>
 void Model<T>::stage(const Batch& batch, const StepContext& sc) {
   const int B = batch.num_seqs(), N = batch.num_tokens(), M = batch.num_rows();
   const int V = cfg_.vocab_size, H = cfg_.heads;

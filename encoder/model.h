@@ -72,6 +72,7 @@ class Model {
   // CUDA).
   T loss() const;
   const T* logits() const { return act_.logits; }  // (M, V) of the last forward, on device()
+  void logits_to_host(std::vector<T>& out) const;  // (M, V) of the last forward, in host memory
   // logp(M) = log softmax(logits[m])[targets[m]]: the log-probability of each scored row's
   // target under the last forward (synchronises on CUDA).
   void target_log_probs(const std::vector<int32_t>& targets, std::vector<T>& logp);

@@ -149,6 +149,22 @@ std::vector<SentenceScore> Scorer::score(const std::vector<std::string>& sentenc
   return score_ids(std::move(all), m, progress);
 }
 
+std::vector<float> Scorer::logits(const std::vector<int32_t>& ids) {
+  const int L = int(ids.size());
+  BB_CHECK(L >= 2 && L <= config().max_tokens(), "{} tokens, expected 2 to the model's {}", L,
+           config().max_tokens());
+  Batch b;
+  b.clear();
+  b.ids = ids;
+  b.offsets.push_back(L);
+  for (int t = 0; t < L; ++t) b.rows.push_back(t);
+  Model<float>& model = *models_[0];
+  model.forward(b, {false, 0, 0});
+  std::vector<float> out;
+  model.logits_to_host(out);
+  return out;
+}
+
 ScoringBatches Scorer::pack(const std::vector<std::vector<int32_t>>& all, Method m) const {
   const Config& c = config();
   ScoringBatches p;

@@ -75,6 +75,9 @@ class Scorer {
   // Sentences already as ids incl. <s> and </s>.
   std::vector<SentenceScore> score_ids(std::vector<std::vector<int32_t>> ids, Method m,
                                        const std::function<void(int64_t done)>& progress = {});
+  // The output logits of every token of one sentence given as ids (with <s>, </s>): (L, V)
+  // row-major, one unmodified forward pass (no dropout) on the scorer's first model.
+  std::vector<float> logits(const std::vector<int32_t>& ids);
   const Config& config() const;
   const Tokenizer& tokenizer() const { return *tok_; }
   int batch_tokens() const { return batch_tokens_; }

@@ -1,5 +1,10 @@
 #include "python/loaded_model.h"
 
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string_view>
+
 #include "backend/attention_function.h"
 #include "backend/threads.h"
 #include "common/error.h"
@@ -45,6 +50,64 @@ void LoadedModel::use_threads() const { set_threads(threads_); }
 std::vector<SentenceScore> LoadedModel::score(const std::vector<std::string>& sentences, Method m) {
   use_threads();
   return scorer_.score(sentences, m);
+}
+
+std::vector<int32_t> LoadedModel::ids_with_masks(const std::string& text) const {
+  static constexpr std::string_view kMask = "<mask>";
+  const Config& c = scorer_.config();
+  std::vector<int32_t> ids{c.bos_id};
+  for (size_t pos = 0;;) {
+    const size_t at = std::min(text.find(kMask, pos), text.size());
+    const std::string segment = text.substr(pos, at - pos);
+    if (segment.find_first_not_of(" \t") != std::string::npos) {
+      const auto seg = scorer_.tokenizer().encode(segment);
+      BB_CHECK(seg, "\"{}\": invalid UTF-8 (expected UTF-8 text)", text.substr(0, 60));
+      ids.insert(ids.end(), seg->begin() + 1, seg->end() - 1);  // without its <s>, </s>
+    }
+    if (at == text.size()) break;
+    ids.push_back(c.mask_id);
+    pos = at + kMask.size();
+  }
+  ids.push_back(c.eos_id);
+  BB_CHECK(int(ids.size()) <= c.max_tokens(), "\"{}\": {} tokens, longer than the model's {}",
+           text.substr(0, 60), ids.size(), c.max_tokens());
+  return ids;
+}
+
+std::vector<float> LoadedModel::logits(const std::string& sentence, std::vector<int32_t>& ids) {
+  use_threads();
+  ids = ids_with_masks(sentence);
+  return scorer_.logits(ids);
+}
+
+std::vector<std::vector<LoadedModel::Filled>> LoadedModel::fill_mask(const std::string& text,
+                                                                     int k) {
+  BB_CHECK(k >= 1, "fill_mask: k is {}, expected at least 1", k);
+  std::vector<int32_t> ids;
+  const std::vector<float> z = logits(text, ids);
+  const int V = scorer_.config().vocab_size;
+  std::vector<std::vector<Filled>> out;
+  for (size_t t = 0; t < ids.size(); ++t) {
+    if (ids[t] != scorer_.config().mask_id) continue;
+    const float* row = z.data() + t * size_t(V);
+    const double top = *std::max_element(row, row + V);
+    double sum = 0;
+    for (int v = 0; v < V; ++v) sum += std::exp(double(row[v]) - top);
+    std::vector<int32_t> order(static_cast<size_t>(V));
+    std::iota(order.begin(), order.end(), 0);
+    const int n = std::min(k, V);
+    std::partial_sort(order.begin(), order.begin() + n, order.end(),
+                      [&](int32_t a, int32_t b) {
+                        return row[a] > row[b] || (row[a] == row[b] && a < b);
+                      });
+    std::vector<Filled> best;
+    for (int i = 0; i < n; ++i)
+      best.push_back({order[size_t(i)], scorer_.tokenizer().piece(order[size_t(i)]),
+                      std::exp(double(row[order[size_t(i)]]) - top) / sum});
+    out.push_back(std::move(best));
+  }
+  BB_CHECK(!out.empty(), "fill_mask: \"{}\" has no <mask>", text.substr(0, 60));
+  return out;
 }
 
 SentenceAttention LoadedModel::attention(const std::string& sentence) const {

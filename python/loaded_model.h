@@ -33,6 +33,16 @@ class LoadedModel {
   std::vector<SentenceScore> score(const std::vector<std::string>& sentences, Method m);
   // The pieces of the tokens a method scores (holistic every id, pll all but <s> and </s>).
   std::vector<std::string> scored_pieces(const SentenceScore& s) const;
+  // One sentence's output logits (L, V) row-major, and its ids (with <s>, </s>) in `ids`.
+  std::vector<float> logits(const std::string& sentence, std::vector<int32_t>& ids);
+  // For each "<mask>" in `text`, in order, the k most probable tokens with their probabilities
+  // (softmax of the logits there, in double), most probable first.
+  struct Filled {
+    int32_t id;
+    std::string piece;
+    double probability;
+  };
+  std::vector<std::vector<Filled>> fill_mask(const std::string& text, int k);
   // One sentence's attention weights, as the `attention` command reads them (probing/attention_maps.h).
   SentenceAttention attention(const std::string& sentence) const;
   // Per sentence its ids (with <s>, </s>) and pieces; a one-line error for invalid UTF-8.
@@ -40,7 +50,9 @@ class LoadedModel {
       const std::vector<std::string>& sentences) const;
 
  private:
-  void use_threads() const;  // before every engine call: the thread count is process-wide
+  void use_threads() const;
+  // The ids of a sentence that may hold "<mask>" markers (each the mask token), with <s>, </s>.
+  std::vector<int32_t> ids_with_masks(const std::string& text) const;  // before every engine call: the thread count is process-wide
   std::filesystem::path dir_;
   nlohmann::json config_json_;
   std::map<std::string, std::vector<double>> values_;

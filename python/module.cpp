@@ -7,7 +7,9 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "python/loaded_model.h"
 #include "python/training.h"
 #include "runs/probe_run.h"
+#include "runs/saturation_run.h"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
@@ -104,6 +107,45 @@ void compare(const std::vector<std::filesystem::path>& results, const std::files
   });
 }
 
+// Per sentence its logits, float32 [L, V] (with <s>, </s>; "<mask>" markers as the mask token).
+py::list logits(LoadedModel& m, const std::vector<std::string>& sentences) {
+  py::list out;
+  const int V = m.config_json().value("vocab_size", 0);
+  for (const std::string& s : sentences) {
+    std::vector<int32_t> ids;
+    const std::vector<float> z = engine_call([&] { return m.logits(s, ids); });
+    py::array_t<float> a({py::ssize_t(ids.size()), py::ssize_t(V)});
+    std::copy(z.begin(), z.end(), a.mutable_data());
+    out.append(a);
+  }
+  return out;
+}
+
+// Per "<mask>" a list of {"token", "id", "probability"} dicts, most probable first.
+py::list fill_mask(LoadedModel& m, const std::string& text, int k) {
+  const auto filled = engine_call([&] { return m.fill_mask(text, k); });
+  py::list out;
+  for (const auto& best : filled) {
+    py::list one;
+    for (const auto& f : best)
+      one.append(py::dict("token"_a = f.piece, "id"_a = f.id, "probability"_a = f.probability));
+    out.append(one);
+  }
+  return out;
+}
+
+// `saturation`'s analysis (runs/saturation_run.h) written into a.out; unset lists keep the
+// command's defaults.
+void saturation(bb::SaturationArgs a, const std::optional<std::vector<double>>& scales,
+                const std::optional<std::vector<double>>& boosts) {
+  if (scales) a.settings.scales = *scales;
+  if (boosts) a.settings.boosts = *boosts;
+  for (const auto* v : {&a.settings.scales, &a.settings.boosts})
+    BB_CHECK(!v->empty() && std::all_of(v->begin(), v->end(), [](double x) { return x >= 0; }),
+             "saturation: scales and boosts must be non-empty lists of numbers >= 0");
+  engine_call([&] { return run_saturation(a); });
+}
+
 py::dict trained_values(const LoadedModel& m) {
   py::dict out;
   for (const auto& [name, v] : m.trained_values()) {
@@ -132,6 +174,8 @@ PYBIND11_MODULE(_babyberta, m) {
       .def("token_score", &token_score, "sentences"_a, "method"_a)
       .def_property_readonly("threads", &LoadedModel::threads)
       .def("attention", &attention, "sentence"_a)
+      .def("logits", &logits, "sentences"_a)
+      .def("fill_mask", &fill_mask, "text"_a, "k"_a)
       .def("encode", [](const LoadedModel& x, const std::vector<std::string>& sentences) {
         return x.encode(sentences);
       });
@@ -146,6 +190,21 @@ PYBIND11_MODULE(_babyberta, m) {
   }, "model"_a, "suites"_a, "out"_a, "method"_a, "reduction"_a, "tie_rule"_a,
      "pairs_per_paradigm"_a, "threads"_a, "device"_a);
   m.def("compare", &compare, "results"_a, "out"_a, "baseline"_a, "bootstrap"_a);
+  m.def("saturation", [](const std::vector<std::string>& models, const std::string& suite,
+                         const std::string& out, const std::optional<std::vector<double>>& scales,
+                         const std::optional<std::vector<double>>& boosts, int sentences,
+                         uint64_t seed, bool analytic, const std::string& attention, int length,
+                         const std::string& sigmas, int points, int threads,
+                         const std::string& device) {
+    bb::SaturationArgs a;
+    a.models = models, a.suite = suite, a.out = out, a.sentences = sentences, a.analytic = analytic;
+    if (!attention.empty()) a.attention = attention;
+    a.length = length, a.points = points, a.threads = threads, a.device = device;
+    if (!sigmas.empty()) a.sigmas = sigmas;
+    a.settings.seed = seed;
+    saturation(a, scales, boosts);
+  }, "models"_a, "suite"_a, "out"_a, "scales"_a, "boosts"_a, "sentences"_a, "seed"_a,
+     "analytic"_a, "attention"_a, "length"_a, "sigmas"_a, "points"_a, "threads"_a, "device"_a);
   m.def("train_flag_forms", &train_flag_forms);
   m.def("train", &train, "args"_a, "progress"_a);
   m.def("load", [](const std::filesystem::path& dir, const std::string& device, int threads) {

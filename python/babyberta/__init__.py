@@ -18,7 +18,7 @@ import tempfile
 from . import _babyberta as _engine
 from ._babyberta import Error, blas_info
 
-__all__ = ["Error", "Model", "blas_info", "compare", "load", "probe", "train"]
+__all__ = ["Error", "Model", "blas_info", "compare", "load", "probe", "saturation", "train"]
 Error.__module__ = __name__  # shown as babyberta.Error
 
 
@@ -78,6 +78,17 @@ class Model:
         heads, L, L] (query rows, key columns) and its L pieces with <s> and </s>."""
         return self._engine.attention(sentence)
 
+    def logits(self, sentences):
+        """Per sentence its output logits, a float32 array [L, vocabulary] (rows: <s>, the pieces,
+        </s>; a "<mask>" in the text is the mask token)."""
+        return self._engine.logits(_sentences(sentences))
+
+    def fill_mask(self, text, k=5):
+        """The k most probable tokens at the "<mask>" in `text`, as dicts {token, id,
+        probability}, most probable first; with several masks, one such list per mask."""
+        filled = self._engine.fill_mask(text, k)
+        return filled[0] if len(filled) == 1 else filled
+
     def encode(self, sentences):
         """Per sentence (ids, pieces), with <s> and </s>."""
         return self._engine.encode(_sentences(sentences))
@@ -129,6 +140,27 @@ def compare(results, out=None, baseline="softmax", bootstrap=1000):
         with open(target / "report.csv", newline="") as f:
             rows = list(csv.DictReader(f))
     return [{k: None if v in (None, "") else _number(v) for k, v in row.items()} for row in rows]
+
+
+def saturation(models=(), suite=None, scales=None, boosts=None, sentences=500, seed=1,
+               analytic=False, attention=None, length=10, sigmas=None, points=40, out=None,
+               threads=1, device="cpu"):
+    """`babyberta saturation`: the records of its saturation.json, as a dict. models: Models or
+    model directories (BabyBERTa models with `suite`, whose grammatical sentences are used; or ICL
+    models, with `sigmas` and `points`); analytic=True: random score rows per `attention`
+    function ("softmax,ssa" or a list; default every function) instead of models. scales and
+    boosts: the magnifications and boosts (default the command's). out: where to write the
+    command's files (default: nowhere)."""
+    if isinstance(models, (Model, str, os.PathLike)):
+        models = [models]
+    dirs = [str(m.path if isinstance(m, Model) else m) for m in models]
+    if not isinstance(attention, (str, type(None))):
+        attention = ",".join(attention)
+    with tempfile.TemporaryDirectory() as scratch:
+        target = pathlib.Path(out) if out is not None else pathlib.Path(scratch)
+        _engine.saturation(dirs, str(suite or ""), str(target), scales, boosts, sentences, seed,
+                           analytic, attention or "", length, sigmas or "", points, threads, device)
+        return json.loads((target / "saturation.json").read_text())
 
 
 def _train_args(flags):

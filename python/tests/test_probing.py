@@ -62,3 +62,18 @@ def test_attention_weights(model):
     assert pieces == model.encode("the dog sees the toy .")[0][1]
     np.testing.assert_allclose(weights.sum(axis=-1), 1.0, rtol=1e-5)  # SSA rows sum to 1
     assert np.all(weights >= 0)
+
+
+def test_saturation_is_the_cli_analysis(model, model_dir, binary, suite, tmp_path):
+    subprocess.run([binary, "saturation", "--model", str(model_dir), "--suite", str(suite),
+                    "--sentences", "2", "--scales", "1", "4", "--boosts", "0", "8", "--out",
+                    str(tmp_path / "cli")], check=True, capture_output=True)
+    records = babyberta.saturation(model, suite, scales=[1, 4], boosts=[0, 8], sentences=2)
+    cli = json.loads((tmp_path / "cli" / "saturation.json").read_text())
+    assert records["models"][0]["layers"] == cli["models"][0]["layers"]
+    analytic = babyberta.saturation(analytic=True, attention=["softmax", "ssa"], sentences=20,
+                                    out=tmp_path / "analytic")
+    assert (tmp_path / "analytic" / "magnification.svg").exists()
+    assert len(analytic["models"]) == 2
+    with pytest.raises(babyberta.Error, match="give --suite"):
+        babyberta.saturation(model)
