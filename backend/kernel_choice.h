@@ -11,6 +11,10 @@ namespace bb {
 // /proc/self/exe with the same arguments (and returns, changing nothing, if that fails).
 void select_blas_core(char** argv);
 
+// The OpenBLAS core select_blas_core sets for this CPU: "SkylakeX" with AVX-512, "Haswell" with
+// AVX2 + FMA, else nullptr.
+const char* blas_core_for_this_cpu();
+
 // Where the user's OPENBLAS_CORETYPE made OpenBLAS load kernels that need instructions this CPU or
 // OS lacks (SkylakeX without AVX-512, Bulldozer without FMA4, ...), which die of SIGILL at the
 // first product: what is wrong and what to do, in one line; else "". It judges the core OpenBLAS
@@ -22,6 +26,13 @@ std::string unsupported_blas_core();
 // by "oneDNN 2.6.3 sgemm; " where float GEMMs run on oneDNN (its kernels chosen from cpuid), or by
 // "oneDNN 2.6.3 sgemm, weight gradients on OpenBLAS; " where openblas_full_width().
 std::string blas_provenance();
+
+// True when OpenBLAS runs kernels as wide as this CPU supports (its own choice, ours after the
+// re-exec, or a user's OPENBLAS_CORETYPE that is no narrower); decided once. cpu::gemm<float> then
+// runs the products with A transposed (the weight gradients dW = dy^T x, K = the batch's tokens)
+// on OpenBLAS, which runs those shapes 1.2-2.4x faster than oneDNN 2.6.3's sgemm on AVX2 and
+// about as fast on AVX-512 (bench/gemm_shapes.cpp, bench/RESULTS.md).
+bool openblas_full_width();
 
 // C(M,N) = A(M,K) B(K,N) through OpenBLAS itself, row-major (for `bench gemm`: where the build has
 // oneDNN, cpu::gemm runs this product on it).

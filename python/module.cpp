@@ -163,7 +163,13 @@ PYBIND11_MODULE(_babyberta, m) {
   using namespace bb::python;
   m.doc() = "babyberta.cpp's engine; use the `babyberta` package that wraps it";
   py::register_exception<bb::Error>(m, "Error", PyExc_RuntimeError);
-  m.def("blas_info", [] { return py::dict("provenance"_a = bb::blas_provenance()); });
+  // The CLI re-execs itself to get OpenBLAS's full-width kernels; a module cannot, so it says.
+  m.def("blas_info", [] {
+    return py::dict("provenance"_a = bb::blas_provenance(),
+                    "full_width"_a = bb::openblas_full_width(),
+                    "widest_core"_a = bb::blas_core_for_this_cpu() ? bb::blas_core_for_this_cpu() : "",
+                    "unsupported"_a = bb::unsupported_blas_core());
+  });
   py::class_<LoadedModel>(m, "Model")
       .def_property_readonly("path", &LoadedModel::dir)
       .def_property_readonly("config", [](const LoadedModel& x) { return from_json(x.config_json()); })

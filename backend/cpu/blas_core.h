@@ -18,19 +18,11 @@ struct CpuFeatures {
 };
 CpuFeatures cpu_features();
 
-// From cpu_features(): "SkylakeX" with AVX-512, "Haswell" with AVX2 + FMA, else nullptr.
-const char* blas_core_for_this_cpu();
 
 // unsupported_blas_core() as a pure function: `set` is the variable's value (nullptr: unset),
 // `loaded` the core.
 std::string unsupported_core_message(const char* set, const char* loaded, const CpuFeatures& cpu);
 
-// True when OpenBLAS runs kernels as wide as this CPU supports (its own choice, ours after the
-// re-exec, or a user's OPENBLAS_CORETYPE that is no narrower); decided once. cpu::gemm<float> then
-// runs the products with A transposed (the weight gradients dW = dy^T x, K = the batch's tokens)
-// on OpenBLAS, which runs those shapes 1.2-2.4x faster than oneDNN 2.6.3's sgemm on AVX2 and
-// about as fast on AVX-512 (bench/gemm_shapes.cpp, bench/RESULTS.md).
-bool openblas_full_width();
 
 
 // OpenBLAS's thread count (backend/threads.h sets it together with OpenMP's).

@@ -14,12 +14,33 @@ import json
 import os
 import pathlib
 import tempfile
+import warnings
 
 from . import _babyberta as _engine
 from ._babyberta import Error, blas_info
 
 __all__ = ["Error", "Model", "blas_info", "compare", "load", "probe", "saturation", "train"]
 Error.__module__ = __name__  # shown as babyberta.Error
+
+
+def _check_kernels():
+    """Once, at import: the CLI re-executes itself to run OpenBLAS's widest kernels for this CPU
+    when OPENBLAS_CORETYPE is unset; a module cannot. Scoring runs on oneDNN and matches the CLI
+    either way; training's weight gradients match the CLI's bits only where
+    blas_info()["provenance"] is the same."""
+    info = blas_info()
+    if info["unsupported"]:
+        warnings.warn(f"babyberta: {info['unsupported']}", RuntimeWarning, stacklevel=3)
+    elif not info["full_width"] and "OPENBLAS_CORETYPE" not in os.environ:
+        # The CLI would re-execute itself with OPENBLAS_CORETYPE=widest_core here.
+        warnings.warn("babyberta: OpenBLAS chose narrower kernels than this CPU supports "
+                      f"({info['provenance']}); the CLI would run {info['widest_core']}'s, so "
+                      "training's results equal the CLI's bit for bit only if Python is started "
+                      f"with OPENBLAS_CORETYPE={info['widest_core']} (scoring matches either way)",
+                      RuntimeWarning, stacklevel=3)
+
+
+_check_kernels()
 
 
 def _sentences(sentences):

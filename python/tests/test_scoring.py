@@ -74,7 +74,9 @@ def test_token_score_and_encode_match_the_cli(model, model_dir, binary):
 
 
 def test_blas_info_names_the_kernels():
-    assert "OpenBLAS" in babyberta.blas_info()["provenance"]
+    info = babyberta.blas_info()
+    assert "OpenBLAS" in info["provenance"]
+    assert isinstance(info["full_width"], bool) and isinstance(info["unsupported"], str)
 
 
 def test_the_callers_subnormals_survive_an_engine_call(model):
