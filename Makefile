@@ -32,9 +32,9 @@ cuda-test: deps
 sanitize-test: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBABYBERTA_SANITIZE=ON
 	cmake --build build-asan -j $(JOBS) --target babyberta test_backend test_encoder test_tokenizer \
-	  test_corpora test_probing test_icl test_baselines test_runs
+	  test_corpora test_probing test_icl test_baselines test_runs _babyberta
 	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure \
-	  -R 'test_(backend|encoder|tokenizer|corpora|probing|icl|baselines|runs|cli)$$'
+	  -R 'test_(backend|encoder|tokenizer|corpora|probing|icl|baselines|runs|cli|python_interrupts)$$'
 
 clean:
 	rm -rf $(BUILD) build-cuda build-asan
