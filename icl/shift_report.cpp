@@ -215,8 +215,18 @@ class Writer {
     }
   }
 
+  // The grid may lack some of the group's runs (an evaluation not yet redone after more runs
+  // were trained): their functions are left out and named.
   void length_section(const Group& g, const EvalFile& f) {
-    const json& cells0 = f.cells(g.runs.begin()->second[0].name);
+    std::vector<std::string> missing;
+    const RunInfo* first = nullptr;
+    for (const std::string& fn : g.functions)
+      for (const RunInfo& r : g.runs.at(fn)) {
+        if (!f.models.count(r.name)) missing.push_back(r.name);
+        else if (!first) first = &r;
+      }
+    if (!first) return;
+    const json& cells0 = f.cells(first->name);
     std::set<int> lengths;
     for (const auto& c : cells0) lengths.insert(c.at("points").get<int>());
     if (lengths.size() < 2) return;
@@ -241,7 +251,9 @@ class Writer {
     };
     for (const std::string& fn : g.functions) {
       std::vector<Curve> curves;
-      for (const RunInfo& r : g.runs.at(fn)) curves.push_back(by_length(f, r.name));
+      for (const RunInfo& r : g.runs.at(fn))
+        if (f.models.count(r.name)) curves.push_back(by_length(f, r.name));
+      if (curves.empty()) continue;
       row(fn, curves);
       lines.emplace_back(fn, std::move(curves));
     }
@@ -250,6 +262,9 @@ class Writer {
       row(b + " (baseline)", one);
       lines.emplace_back(b + " (baseline)", one);
     }
+    if (!missing.empty())
+      md_ += fmt::format("\nNot in `grid/{}/` (not evaluated on the grid yet): {}.\n",
+                         group_name(g), fmt::join(missing, ", "));
     write_chart(group_name(g) + "-error-by-length.svg",
                 mean_chart(fmt::format("{} ({}): error versus length", g.task, g.arch),
                            fmt::format("trained up to {} points; whiskers ± 1 sd over seeds",

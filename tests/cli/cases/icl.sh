@@ -151,6 +151,11 @@ check "icl report: the three charts" test -f icl-rep/charts/every-full-error-by-
 check "icl report: no authors/ folder, no authors' section" bash -c "! grep -q \"authors' draws\" icl-rep/report.md"
 expect_fail "icl report: a folder without runs" "icl-none/runs: no runs directory" \
   "$BB" icl report --dir icl-none
+expect_ok "icl report: a length grid of one run only" "$BB" icl eval --model "${RM[1]}" \
+  --lengths 3,5,7 --sigmas 1 --sequences 8 --out icl-rep/grid/every-full
+expect_ok "icl report with runs the grid lacks" "$BB" icl report --dir icl-rep
+check "icl report: the runs the grid lacks are named, the rest reported" \
+  grep -q "not evaluated on the grid yet): .*seed2" icl-rep/report.md
 rm -f icl-rep/endpoint/every-full/eval.json
 expect_fail "icl report: a missing endpoint evaluation names the file" \
   "icl-rep/endpoint/every-full/eval.json" "$BB" icl report --dir icl-rep
