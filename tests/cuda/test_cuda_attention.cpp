@@ -99,15 +99,11 @@ TEST_CASE("cuda scoring rows on literal rows: ties, equal scores, a padded key, 
 TEST_CASE("cuda attention at lengths 1, 7, 64, 128: all seven functions, with and without dropout") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const int H = 8, C = 256;
-  const std::vector<int> lens = {1, 7, 64, 128, 3};
-  std::vector<int32_t> offsets = {0};
-  std::vector<int64_t> store_at = {0};
-  for (int L : lens) {
-    offsets.push_back(offsets.back() + L);
-    store_at.push_back(store_at.back() + int64_t(H) * L * L);
-  }
-  const int B = int(lens.size()), N = offsets.back();
-  const int64_t st = store_at.back();
+  const bb::test::PackedSequences packed({1, 7, 64, 128, 3}, H);
+  const int B = packed.B, N = packed.N;
+  const int64_t st = packed.scores;
+  const std::vector<int32_t>& offsets = packed.offsets;
+  const std::vector<int64_t>& store_at = packed.store_at;
   const ops::AttentionShape host_shape{B, H, C, offsets.data(), store_at.data()};
   auto goff = dev(offsets);
   auto gstore = dev(store_at);
@@ -183,15 +179,11 @@ TEST_CASE("cuda causal scoring rows and causal attention up to 400 tokens: all s
     }
   }
   const int H = 2, C = 64;
-  const std::vector<int> lens = {1, 7, 82, 400};
-  std::vector<int32_t> offsets = {0};
-  std::vector<int64_t> store_at = {0};
-  for (int L : lens) {
-    offsets.push_back(offsets.back() + L);
-    store_at.push_back(store_at.back() + int64_t(H) * L * L);
-  }
-  const int B = int(lens.size()), N = offsets.back();
-  const int64_t st = store_at.back();
+  const bb::test::PackedSequences packed({1, 7, 82, 400}, H);
+  const int B = packed.B, N = packed.N;
+  const int64_t st = packed.scores;
+  const std::vector<int32_t>& offsets = packed.offsets;
+  const std::vector<int64_t>& store_at = packed.store_at;
   ops::AttentionShape host_shape{B, H, C, offsets.data(), store_at.data()};
   host_shape.causal = true, host_shape.max_len = 400;
   auto goff = dev(offsets);
