@@ -328,11 +328,13 @@ class Writer {
         "\n### Where the wrong predictions point (`endpoint/{}/`, every σ)\n\nOf the wrong "
         "signs from point {} on, the share whose sign is that of the largest |x| among x₁…x_i; "
         "beside it, the share of all those points whose largest |x| is positive, which the first "
-        "share would be if wrong predictions ignored the largest value (on `every` nearly every "
-        "error is a +1, so the comparison between functions is the evidence, not the share "
-        "alone):\n\n| function | wrong predictions | follow the largest \\|x\\| | largest \\|x\\| "
-        "positive (all points) |\n|---|---|---|---|\n",
-        group_name(g), f.from_point);
+        "share would be if wrong predictions ignored the largest value{}:\n\n| function | wrong "
+        "predictions | follow the largest \\|x\\| | largest \\|x\\| positive (all points) "
+        "|\n|---|---|---|---|\n",
+        group_name(g), f.from_point,
+        g.task == "every" ? " (on `every` nearly every error is a +1, so the comparison between "
+                            "functions is the evidence, not the share alone)"
+                          : "");
     for (const std::string& fn : g.functions) {
       double wrong = 0, follow = 0, positive = 0, counted = 0;
       std::vector<double> shares;
