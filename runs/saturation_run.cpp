@@ -2,7 +2,7 @@
 // function's) attention collapses onto one key under magnification and under one key's boost.
 #include "runs/saturation_run.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -24,9 +24,7 @@ namespace bb {
 namespace fs = std::filesystem;
 
 std::string every_attention_function() {
-  std::string names = attention_function_names();
-  names.erase(std::remove(names.begin(), names.end(), ' '), names.end());
-  return names;
+  return fmt::format("{}", fmt::join(attention_function_name_list(), ","));
 }
 
 namespace {
