@@ -116,20 +116,18 @@ Counted count_corpus(const BaselineArgs& a, Unit unit, const Tokenizer* tok,
   return c;
 }
 
-// --unit word: for each pair whose sentences differ in one word position, the corpus counts of the
-// two words there, for compare's frequency shares (probing/word_frequency.h).
-void record_word_counts(ProbeSummary& s, const Suite& suite, const Counted& c,
-                        const Normalizer& norm) {
+// --unit word: for each pair (its normalised sentences) whose sentences differ in one word position,
+// the corpus counts of the two words there, for compare's frequency shares
+// (probing/word_frequency.h).
+void record_word_counts(ProbeSummary& s, const std::vector<std::string>& good,
+                        const std::vector<std::string>& bad, const Counted& c) {
   auto count = [&](std::string_view word) {
     const auto it = c.word_counts.find(std::string(word));
     return it == c.word_counts.end() ? int64_t(0) : it->second;
   };
-  for (size_t i = 0; i < suite.pairs.size(); ++i) {
-    const std::string good = norm.normalize(suite.pairs[i].good).value();
-    const std::string bad = norm.normalize(suite.pairs[i].bad).value();
-    if (const auto w = differing_word(split_words(good), split_words(bad)))
+  for (size_t i = 0; i < good.size(); ++i)
+    if (const auto w = differing_word(split_words(good[i]), split_words(bad[i])))
       s.pairs[i].word_counts = std::array{count(w->first), count(w->second)};
-  }
 }
 
 }  // namespace
@@ -162,18 +160,21 @@ ProbeSummary run_baseline(const BaselineArgs& a) {
              model.tokens(), c.dev, model.vocab_size(), a.unit);
 
   const auto scoring = std::chrono::steady_clock::now();
-  std::vector<std::string> storage;
-  auto score = [&](const std::string& sentence) {
-    const std::string normalized = norm.normalize(sentence).value();  // suites are valid UTF-8
+  std::vector<std::string> storage, good_text, bad_text;  // normalised once (valid UTF-8)
+  for (const MinimalPair& p : suite.pairs) {
+    good_text.push_back(norm.normalize(p.good).value());
+    bad_text.push_back(norm.normalize(p.bad).value());
+  }
+  auto score = [&](const std::string& normalized) {
     return model.log_prob(units_of(normalized, unit, tok ? &*tok : nullptr, storage));
   };
   std::vector<double> good, bad;
-  for (const MinimalPair& p : suite.pairs) {
-    good.push_back(score(p.good));
-    bad.push_back(score(p.bad));
+  for (size_t i = 0; i < suite.pairs.size(); ++i) {
+    good.push_back(score(good_text[i]));
+    bad.push_back(score(bad_text[i]));
   }
   ProbeSummary s = summarize(suite, good, bad, /*higher_wins=*/true, ties);
-  if (unit == Unit::word) record_word_counts(s, suite, c, norm);
+  if (unit == Unit::word) record_word_counts(s, good_text, bad_text, c);
 
   const json config = baseline_config(a, name, c, norm, opt, tok ? &*tok : nullptr);
   json header = result_header({.model = name, .config = config, .method = "ngram", .ties = ties,
