@@ -40,6 +40,14 @@ void set_cuda_tf32(bool on) {
 #endif
 }
 
+void synchronize(Device d) {
+#ifdef BABYBERTA_HAVE_CUDA
+  if (d == Device::cuda) cuda::synchronize();
+#else
+  (void)d;
+#endif
+}
+
 std::string device_label(Device d) {
 #ifdef BABYBERTA_HAVE_CUDA
   if (d == Device::cuda) return "cuda (" + cuda::device_name(0) + ")";

@@ -22,6 +22,8 @@ void require_device(Device d);
 Device usable_device(const std::string& s);
 // CUDA GEMMs on TF32 tensor cores (10-bit mantissa inputs): off by default (exact fp32).
 void set_cuda_tf32(bool on);
+// Waits until the work queued on `d` has finished (CUDA: the stream; the CPU: nothing to wait for).
+void synchronize(Device d);
 
 Device current_device();  // of the calling thread; cpu unless inside a DeviceScope
 class DeviceScope {

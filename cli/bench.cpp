@@ -3,7 +3,8 @@
 //              non-pad tokens; gflops counts the model's useful FLOPs)
 //   score      scoring throughput on Zorro-length sentences with a random model
 //   gemm       GFLOP/s of a square sgemm (the build's and OpenBLAS's; peak_gflops: the better) and
-//              of a preset layer's projections (as trained, frozen)
+//              of a preset layer's projections (as trained, frozen); --device cuda: cuBLAS
+//              (bench_gemm.cpp)
 //   tokenizer  seconds to train a tokenizer on a corpus and to encode it
 // train and score report the median over --repeat windows of --seconds each (after a warm-up)
 // and every window's value; gemm reports the best of 3 windows.
@@ -24,6 +25,7 @@
 #include "cli/commands.h"
 #include "common/flag_names.h"
 #include "runs/train_run.h"
+#include "cli/bench_gemm.h"
 #include "cli/bench_icl.h"
 #include "cli/bench_windows.h"
 #include "runs/flag_ranges.h"
@@ -153,72 +155,6 @@ void bench_train(const BenchArgs& a) {
   fmt::print("{}\n", out.dump());
 }
 
-// Best GFLOP/s of 3 rounds of `product` (flops each), a third of `seconds` per round.
-double best_gflops(double seconds, double flops, const std::function<void()>& product) {
-  double best = 0;
-  for (const Window& w : timed_windows(3, seconds / 3, [] {}, [&](std::map<std::string, double>& n) {
-         product();
-         n["reps"] += 1;
-       }))
-    best = std::max(best, flops * w.counts.at("reps") / w.seconds * 1e-9);
-  return best;
-}
-
-// The machine's GEMM peak (square sgemm of size 1024) as training runs its forward products
-// (ops::gemm: oneDNN where built with it) and through OpenBLAS, and what the encoder's linear layers get: the preset's four
-// projections of a layer (qkv, attention out, FFN in, FFN out) over 512 rows, bias included, as
-// training runs them (ops::linear_forward) and as scoring does (weights frozen,
-// ops::linear_frozen_forward).
-void bench_gemm(const BenchArgs& a) {
-  set_threads(a.threads);
-  const int n = 1024;
-  Buffer<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.f);
-  const double sgemm = best_gflops(a.seconds / 3, 2.0 * n * n * n, [&] {
-    ops::gemm<float>(false, true, n, n, n, 1.f, A.data(), n, B.data(), n, 0.f, C.data(), n);
-  });
-  const double openblas = best_gflops(a.seconds / 3, 2.0 * n * n * n, [&] {
-    openblas_sgemm(n, n, n, A.data(), B.data(), C.data());
-  });
-
-  const Config c = preset(a.preset);
-  const int rows = 512, H = c.hidden, F = c.ffn;
-  struct Proj {
-    int in, out;
-    Buffer<float> W, bias;
-    std::shared_ptr<ops::FrozenLinear> frozen;
-  };
-  std::vector<Proj> layer;
-  double flops = 0;
-  for (auto [in, out] : {std::pair{H, 3 * H}, {H, H}, {H, F}, {F, H}}) {
-    Proj p{in, out, Buffer<float>(int64_t(out) * in, 0.01f), Buffer<float>(out, 0.1f), nullptr};
-    p.frozen = ops::freeze_linear(p.W.data(), in, out);
-    layer.push_back(std::move(p));
-    flops += 2.0 * rows * in * out;
-  }
-  Buffer<float> x(int64_t(rows) * F, 0.5f), y(int64_t(rows) * std::max(3 * H, F), 0.f);
-  const double train_layer = best_gflops(a.seconds / 3, flops, [&] {
-    for (const Proj& p : layer)
-      ops::linear_forward<float>(y.data(), x.data(), p.W.data(), p.bias.data(), rows, p.in, p.out);
-  });
-  const double frozen_layer = best_gflops(a.seconds / 3, flops, [&] {
-    for (const Proj& p : layer)
-      ops::linear_frozen_forward(y.data(), x.data(), *p.frozen, p.bias.data(), rows);
-  });
-  const nlohmann::json out{{"bench", "gemm"},
-                           {"threads", a.threads},
-                           {"size", n},
-                           {"blas", blas_provenance()},
-                           {"gflops", sgemm},
-                           {"openblas_gflops", openblas},
-                           {"peak_gflops", std::max(sgemm, openblas)},
-                           {"preset", a.preset},
-                           {"layer_rows", rows},
-                           {"layer_train_gflops", train_layer},
-                           {"cpu_linear", ops::frozen_linear_backend()},
-                           {"layer_frozen_gflops", frozen_layer}};
-  fmt::print("{}\n", out.dump());
-}
-
 // Tokenizer training on a corpus and encoding all of it (normalise + SentencePiece), timed apart.
 void bench_tokenizer(const BenchArgs& a) {
   BB_CHECK(!a.corpus.empty(), "bench tokenizer needs --corpus");
@@ -316,7 +252,7 @@ void add_bench(CLI::App& app) {
   cmd->add_option(flag_name::threads, a->threads, "Compute threads")
       ->transform(thread_count())
       ->capture_default_str();
-  cmd->add_option(flag_name::device, a->device, "cpu or cuda (train, score)")->capture_default_str();
+  cmd->add_option(flag_name::device, a->device, "cpu or cuda (train, score, gemm)")->capture_default_str();
   cmd->add_option("--batch-tokens", a->batch_tokens,
                   "Tokens per scoring batch (score; 0: the device's default, CPU 512, CUDA 8192)")
       ->check(count_in(0, 16777216))
@@ -345,7 +281,9 @@ void add_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->callback([a, cmd] {
     if (a->kind == "icl" && cmd->count(flag_name::preset) == 0) a->preset = "icl-tiny";
-    if (a->what == "gemm") return bench_gemm(*a);
+    if (a->what == "gemm")
+      return bench_gemm({.preset = a->preset, .threads = a->threads, .seconds = a->seconds,
+                         .device = bench_device(*a)});
     if (a->what == "tokenizer") return bench_tokenizer(*a);
     if (a->what == "score") return bench_score(*a);
     const bool icl_preset = a->preset.rfind("icl-", 0) == 0;

@@ -12,7 +12,7 @@
 #                                carried along: unpacks it, runs the `cuda` tests (every CUDA op
 #                                against the CPU, a tiny training step, a CUDA-trained checkpoint
 #                                scored on the CPU, the ICL model against the CPU), then bench
-#                                train / score --device cuda (and one ICL train bench), times
+#                                train / score / gemm --device cuda (and one ICL train bench), times
 #                                `icl eval` on the authors' full grid, and prints a short table.
 #                                Uses the machine's own CUDA libraries (/usr/local/cuda/lib64).
 #                                Budget: under 10 minutes (the timeouts below add up to 590 s).
@@ -38,8 +38,10 @@ pack() {
   echo "packed $(du -h "$archive" | cut -f1) into $archive ($(ls "$stage/lib" | wc -l) libraries)"
 }
 
-# One field of a flat JSON line: field '{"a":1,"b":"x"}' b -> x
-field() { sed -E 's/.*"'"$2"'":"?([^,"}]*).*/\1/' <<< "$1"; }
+# One field of a flat JSON line: field '{"a":1,"b":"x"}' b -> x; a field the line lacks -> '-'
+field() {
+  if grep -q "\"$2\":" <<< "$1"; then sed -E 's/.*"'"$2"'":"?([^,"}]*).*/\1/' <<< "$1"; else echo -; fi
+}
 
 run() {
   [[ -f $archive ]] || { echo "cuda-check: $archive is missing (run 'scripts/cuda-check.sh pack' on the build machine and carry it)" >&2; exit 2; }
@@ -50,7 +52,7 @@ run() {
   export LD_LIBRARY_PATH="$bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
   echo "== cuda tests"
-  timeout 180 "$bin/test_cuda" --no-intro=true > "$work/tests.log" 2>&1 && tests=passed || tests="FAILED (exit $?)"
+  timeout 140 "$bin/test_cuda" --no-intro=true > "$work/tests.log" 2>&1 && tests=passed || tests="FAILED (exit $?)"
   tail -25 "$work/tests.log"
   # Without a device every case returns early with this message, which doctest counts as passed.
   if grep -q "skipped: no CUDA device" "$work/tests.log"; then tests="SKIPPED (no CUDA device)"; fi
@@ -72,6 +74,8 @@ run() {
   for m in holistic pll; do
     rows+=("$(bench_row 60 score --device cuda --preset babyberta --method $m --seconds 10)")
   done
+  # cuBLAS's sgemm peak (fp32 and TF32), the yardstick for the GFLOP/s above
+  rows+=("$(bench_row 40 gemm --device cuda --seconds 6)")
   # the ICL model (causal attention, batch 64 x 82 tokens)
   rows+=("$(bench_row 30 train --device cuda --kind icl --preset icl-standard --attention ssa --seconds 5)")
   printf '%s\n' "${rows[@]}"
@@ -89,6 +93,10 @@ run() {
   for r in "${rows[@]}"; do
     if [[ $(field "$r" bench) == failed ]]; then
       echo "FAILED: bench $(field "$r" what): $(field "$r" error)"
+    elif [[ $(field "$r" bench) == gemm ]]; then
+      printf '%-36s sgemm %.0f GFLOP/s fp32, %.0f TF32; %s layer %.0f\n' "gemm $(field "$r" size)" \
+        "$(field "$r" gflops)" "$(field "$r" tf32_gflops)" "$(field "$r" preset)" \
+        "$(field "$r" layer_train_gflops)"
     elif [[ $(field "$r" bench) == train ]]; then
       printf '%-36s %12.1f %12.0f\n' \
         "train $(field "$r" preset) $(field "$r" attention) tf32=$(field "$r" tf32) graphs=$(field "$r" cuda_graphs)" \

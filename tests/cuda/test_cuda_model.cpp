@@ -47,9 +47,15 @@ TEST_CASE("one training step of tiny on CUDA equals the CPU's (all seven functio
     cpu.backward();
     gpu.backward();
     gpu.download();
+    // The key bias's exact gradient is 0 for the shift-invariant functions (softmax, softmax-t,
+    // sparsemax, entmax15: a row's scores all move by q.b_k), so both devices return rounding
+    // noise there; every tensor is judged against at least 1% of the largest gradient anywhere.
+    double largest = 0;
+    for (float g : cpu.grads) largest = std::max(largest, double(std::abs(g)));
     for (const ParamTensor& t : cpu.layout().tensors) {
       CAPTURE(t.name);
-      CHECK(rel_err(gpu.grads.data() + t.offset, cpu.grads.data() + t.offset, t.size) <= 1e-4);
+      CHECK(rel_err(gpu.grads.data() + t.offset, cpu.grads.data() + t.offset, t.size,
+                    1e-2 * largest) <= 1e-4);
     }
     // One AdamW update each: parameters agree to within the update size where a gradient near 0
     // may take the other sign (|update| <= lr at step 1).

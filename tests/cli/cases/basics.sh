@@ -27,3 +27,7 @@ expect_fail "babyberta alone lists the commands" "a command is required: train, 
 expect_fail "a flag before any command is named as such" \
   "^babyberta: error: unknown option --bogus before a command: flags follow the command \(babyberta COMMAND --help\); commands: train, probe" \
   "$BB" --bogus
+
+# --device cuda where there is none (a CPU-only build, or no GPU) is one line, for bench gemm too.
+expect_fail "bench gemm --device cuda without a GPU" "^babyberta: error: .*no CUDA (backend|device)" \
+  "$BB" bench gemm --device cuda --seconds 0.1
