@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 
@@ -14,11 +15,13 @@
 #include "common/flag_names.h"
 #include "common/json_read.h"
 #include "common/stop_signals.h"
+#include "encoder/checkpoint.h"
 #include "encoder/trainer.h"  // Trainer::stop_requested: run_jobs's stop flag
 #include "icl/config.h"
 #include "icl/experiment_report.h"
 #include "icl/task.h"
 #include "parallel/mpi.h"
+#include "runs/progress.h"
 #include "runs/attention_variant.h"
 #include "runs/child_jobs.h"
 #include "runs/rank_jobs.h"
@@ -105,6 +108,38 @@ std::vector<Job> training_jobs(const IclExperimentArgs& a, const std::vector<std
   return train;
 }
 
+// The highest step DIR has a checkpoint of (0 before its first).
+int64_t checkpointed_step(const fs::path& run) {
+  const std::vector<int64_t> steps = checkpoint_steps(run);
+  return steps.empty() ? 0 : steps.back();
+}
+
+// "grid: 5/20 runs trained, 41000/160000 steps (26%), 3.1 steps/s, ETA 1:02:00". Steps are read
+// from each run's latest checkpoint (so they advance in checkpoint-sized jumps); the rate counts
+// only the steps trained since this call, so runs finished or half-trained by an earlier
+// invocation do not skew the ETA.
+JobsStatus checkpoint_status(const IclExperimentArgs& a, const std::vector<Run>& runs) {
+  std::vector<fs::path> dirs;
+  int64_t before = 0;
+  for (const Run& r : runs) {
+    dirs.push_back(fs::path(a.out) / "runs" / r.name);
+    before += std::min<int64_t>(a.steps, checkpointed_step(dirs.back()));
+  }
+  const int64_t total = a.steps * int64_t(runs.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  return [dirs, before, total, t0, steps = a.steps](size_t finished) {
+    int64_t done = 0;
+    for (const fs::path& d : dirs) done += std::min(steps, checkpointed_step(d));
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double rate = s > 0 ? double(done - before) / s : 0;
+    return fmt::format("grid: {}/{} runs trained, {}/{} steps ({:.0f}%), {:.1f} steps/s, ETA {}",
+                       finished, dirs.size(), done, total,
+                       100.0 * double(done) / double(std::max<int64_t>(1, total)), rate,
+                       rate > 0 && done < total ? Progress::format_time(double(total - done) / rate)
+                                                : "-");
+  };
+}
+
 // One `icl eval` job per (task, architecture) group over its runs.
 std::vector<Job> eval_jobs(const IclExperimentArgs& a, const std::vector<std::string>& tasks,
                            const std::vector<std::string>& archs, const std::vector<Run>& runs) {
@@ -181,7 +216,7 @@ std::string run_icl_experiment(IclExperimentArgs a) {
              train.size(),
              world.active() ? fmt::format("{} MPI ranks", world.size) : std::to_string(a.jobs),
              a.threads, a.threads == 1 ? "" : "s");
-  const JobsStatus trained = count_status("runs trained", train.size());
+  const JobsStatus trained = checkpoint_status(a, runs);
   if (world.active())
     run_jobs_on_ranks(train, std::vector<int>(train.size(), -1), trained, train.size());
   else

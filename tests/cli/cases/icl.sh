@@ -101,6 +101,9 @@ check "icl experiment's report compares ssa with softmax over 3 paired seeds" \
 cp icl-exp/report.md icl-exp-report-first.md
 expect_ok "icl experiment rerun (finished runs skipped)" "$BB" "${E[@]}" --out icl-exp
 check "icl experiment rerun: the same report" cmp -s icl-exp/report.md icl-exp-report-first.md
+check "icl experiment rerun: finished runs' steps count as done, not as speed (no ETA)" bash -c '
+  "$0" "$@" --out icl-exp 2>&1 >/dev/null |
+    grep -q "grid: 6/6 runs trained, 24/24 steps (100%), 0.0 steps/s, ETA -"' "$BB" "${E[@]}"
 expect_fail "icl experiment: another --lr for the same runs fails, naming the run and its log" \
   "job\(s\) failed: (.*; )?every-full-softmax-seed1 \(exit 1, log: .*exp/logs/every-full-softmax-seed1.log\)" \
   "$BB" "${E[@]}" --out icl-exp --lr 1e-3
