@@ -1,12 +1,15 @@
 // The attention functions: what turns a row of attention scores s into attention weights P
 // (backend/ops.h, attention_function_forward). kAttentionFunctionTable has one row per function:
-// its name (--attention, config.json's attention_scoring, labels), --help text, family, whether it
-// scores ReLU features, and its trainable per-head values. Adding a function: an enum value, its
-// row, its CPU row kernel (backend/cpu/attention_function_*.cpp), its CUDA row math
-// (backend/cuda/attention_function_row.cuh) and its literal test; the static_assert below and the
-// dispatch switches without `default` (built with -Werror=switch; on CUDA in __host__ __device__
-// functions, which nvcc checks) refuse to compile until every place knows it. Formulas and
-// references: README.md ("Attention functions").
+// its name (--attention, config.json's attention_scoring, labels), --help text, family, logit
+// transform, whether it scores ReLU features, and its trainable per-head values.
+//
+// Adding a row-kernel function (four files): its enum value and table row here; its CPU kernel,
+// backend/cpu/attention_functions/NAME.h (a RowKernel<F> specialisation); its CUDA kernel,
+// backend/cuda/attention_functions/NAME.cuh (a RowMath<F> specialisation); its literal test.
+// CMake finds the two kernel files by glob and both backends dispatch over every enum value, so a
+// function without its kernel fails to compile (RowKernel<F> / RowMath<F> is incomplete). The
+// softmax family dispatches on LogitTransform, by switches without `default` (built with
+// -Werror=switch). Formulas and references: README.md ("Attention functions").
 #pragma once
 #include <array>
 #include <cstddef>
@@ -32,6 +35,15 @@ inline constexpr size_t kAttentionFunctionCount = 7;
 enum class AttentionFamily {
   softmax_of_transform,  // P = softmax(t(s)), t elementwise: block-wise on the CPU, one warp a row
   row,                   // a row kernel of its own
+};
+
+// The softmax family's t(s) (the ops' v0, v1 are the function's trainable values); a row-kernel
+// function has none.
+enum class LogitTransform {
+  none,         // family row
+  identity,     // t = s
+  ssa_power,    // t = sign(s) n log1p(b|s|), v0 = b, v1 = n
+  temperature,  // t = s / tau, v0 = tau
 };
 
 // How a trainable value is stored: raw, made effective by ops::head_values_effective, which maps
@@ -66,6 +78,7 @@ struct AttentionFunctionSpec {
   std::string_view name;  // --attention, config.json's attention_scoring
   std::string_view help;  // a phrase for --help
   AttentionFamily family;
+  LogitTransform transform;  // none exactly when family is row (checked below)
   bool relu_features;  // scores relu(q) relu(k)^T without 1/sqrt(d) (else q k^T / sqrt(d))
   int value_count;     // trainable values per head: values[0 .. value_count)
   std::array<HeadValueSpec, 2> values;
@@ -79,9 +92,9 @@ using AttentionFunctionTable = std::array<AttentionFunctionSpec, kAttentionFunct
 // clang-format off
 inline constexpr AttentionFunctionTable kAttentionFunctionTable{{
     {AttentionFunction::softmax, "softmax", "exp(s) normalised",
-     AttentionFamily::softmax_of_transform, false, 0, {kNoValue, kNoValue}},
+     AttentionFamily::softmax_of_transform, LogitTransform::identity, false, 0, {kNoValue, kNoValue}},
     {AttentionFunction::ssa, "ssa", "scaled signed averaging, (1 + b|s|)^(sign(s) n) normalised",
-     AttentionFamily::softmax_of_transform, false, 2,
+     AttentionFamily::softmax_of_transform, LogitTransform::ssa_power, false, 2,
      {{{"b", "b", "SSA's scale b > 0", RawMap::exp, 1.0, 0, 1000, true,
         "--ssa-b-init", "SSA: initial b", "--ssa-freeze-b", "SSA: keep b fixed",
         "ssa_b_init", "ssa_freeze_b", "attention.self.ssa_beta", "attention.self.ssa_b", true},
@@ -89,7 +102,7 @@ inline constexpr AttentionFunctionTable kAttentionFunctionTable{{
         "--ssa-n-init", "SSA: initial n", "--ssa-freeze-n", "SSA: keep n fixed (SSA-1.5, SSA-2)",
         "ssa_n_init", "ssa_freeze_n", "attention.self.ssa_nu", "attention.self.ssa_n", true}}}},
     {AttentionFunction::softmax_t, "softmax-t", "softmax(s / τ), τ trainable per head",
-     AttentionFamily::softmax_of_transform, false, 1,
+     AttentionFamily::softmax_of_transform, LogitTransform::temperature, false, 1,
      {{{"τ", "tau", "the temperature τ > 0", RawMap::exp, 1.0, 1e-3, 1e3, false,
         "--temperature", "softmax-t: initial temperature tau (softmax(s / tau), tau trainable per "
         "head)", "--freeze-temperature", "softmax-t: keep tau fixed",
@@ -97,13 +110,13 @@ inline constexpr AttentionFunctionTable kAttentionFunctionTable{{
         "attention.self.log_temperature", "attention.self.temperature", false},
        kNoValue}}},
     {AttentionFunction::sparsemax, "sparsemax", "Euclidean projection onto the simplex",
-     AttentionFamily::row, false, 0, {kNoValue, kNoValue}},
-    {AttentionFunction::entmax15, "entmax15", "1.5-entmax", AttentionFamily::row, false, 0,
-     {kNoValue, kNoValue}},
+     AttentionFamily::row, LogitTransform::none, false, 0, {kNoValue, kNoValue}},
+    {AttentionFunction::entmax15, "entmax15", "1.5-entmax", AttentionFamily::row,
+     LogitTransform::none, false, 0, {kNoValue, kNoValue}},
     {AttentionFunction::sa_softmax, "sa-softmax", "self-adjusting softmax (rows do not sum to 1)",
-     AttentionFamily::row, false, 0, {kNoValue, kNoValue}},
+     AttentionFamily::row, LogitTransform::none, false, 0, {kNoValue, kNoValue}},
     {AttentionFunction::cosformer, "cosformer", "cosine-reweighted ReLU features (linear)",
-     AttentionFamily::row, true, 0, {kNoValue, kNoValue}},
+     AttentionFamily::row, LogitTransform::none, true, 0, {kNoValue, kNoValue}},
 }};
 // clang-format on
 
@@ -114,6 +127,14 @@ constexpr bool table_in_enum_order() {
   return true;
 }
 static_assert(table_in_enum_order(), "kAttentionFunctionTable: a row per function, in enum order");
+
+// A row kernel has no logit transform and every softmax-family function has one.
+constexpr bool transforms_match_families() {
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)
+    if ((f.family == AttentionFamily::row) != (f.transform == LogitTransform::none)) return false;
+  return true;
+}
+static_assert(transforms_match_families(), "a row's family and logit transform disagree");
 
 // ops::head_values_effective maps slot 0 by exp and slot 1 by 1 + exp.
 constexpr bool raw_maps_match_the_op() {

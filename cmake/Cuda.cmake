@@ -19,6 +19,9 @@ add_library(bb_cuda STATIC
   backend/cuda/layernorm.cu backend/cuda/activation.cu backend/cuda/dropout.cu
   backend/cuda/attention_function.cu backend/cuda/attention.cu backend/cuda/loss.cu backend/cuda/point_loss.cu backend/cuda/adamw.cu backend/cuda/rows.cu)
 target_include_directories(bb_cuda PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+# The row-kernel attention functions' CUDA files, one per function, found by glob.
+include_every(${CMAKE_BINARY_DIR}/generated/cuda_row_kernels.h backend/cuda/attention_functions cuh)
+target_include_directories(bb_cuda PRIVATE ${CMAKE_BINARY_DIR}/generated)
 target_link_libraries(bb_cuda PUBLIC CUDA::cudart CUDA::cublas bb_common)
 target_compile_definitions(bb_cuda PUBLIC BABYBERTA_HAVE_CUDA=1)
 target_compile_options(bb_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Werror=switch>

@@ -1,6 +1,7 @@
 // Attention functions over an (R, L) block of score rows. The softmax family (softmax,
 // SSA, softmax-t: a softmax of t = transform(s)) runs here over the whole block; the others
-// (sparsemax, entmax15, sa-softmax, cosformer) row by row in attention_function_rows.h. Also the
+// (sparsemax, entmax15, sa-softmax, cosformer) row by row through their RowKernel
+// (attention_function_row.h, one file each in attention_functions/). Also the
 // trainable values' effective form (b = exp(raw), tau = exp(raw), n = 1 + exp(raw)).
 //   ssa:       t = sign(s) n log1p(b|s|), P = softmax(t) = f(s)/sum f, f(x) = (1+b|x|)^(sign(x) n)
 //   softmax-t: t = s / tau
@@ -10,8 +11,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
-#include "backend/cpu/attention_function_rows.h"
+#include "backend/cpu/attention_function_row.h"
+#include "cpu_row_kernels.h"  // generated: every backend/cpu/attention_functions/*.h
 #include "backend/cpu/ops.h"
 #include "common/buffer.h"
 
@@ -47,54 +50,52 @@ inline bool live(const uint8_t* key_valid, bool causal, int r, int j) {
 // The keys row r sees: all L, or the first r + 1 when causal (the rest get P = 0, dS = 0).
 inline int row_keys(bool causal, int r, int L) { return causal ? std::min(r + 1, L) : L; }
 
-// The other functions, a row at a time; row r is the query at position r (cosformer).
-template <typename T>
-void rows_forward(T* P, const T* S, const uint8_t* valid, int R, int L, AttentionFunction kind,
-                  bool causal) {
-  for (int r = 0; r < R; ++r) {
-    T* p = P + int64_t(r) * L;
-    const T* s = S + int64_t(r) * L;
-    const int Lr = row_keys(causal, r, L);
-    std::fill(p + Lr, p + L, T(0));
-    switch (kind) {
-      case AttentionFunction::sparsemax: rows::sparsemax(p, s, valid, Lr); break;
-      case AttentionFunction::entmax15: rows::entmax15(p, s, valid, Lr); break;
-      case AttentionFunction::sa_softmax: rows::sa_softmax(p, s, valid, Lr); break;
-      case AttentionFunction::cosformer: rows::cosformer(p, s, valid, Lr, r); break;
-      case AttentionFunction::softmax:  // the softmax family runs block-wise
-                                        // (attention_function_forward)
-      case AttentionFunction::ssa:
-      case AttentionFunction::softmax_t: break;
+// Row r of the block through row function F (the query at position r: cosformer's position).
+template <AttentionFunction F, typename T>
+void row_forward(T* P, const T* S, const uint8_t* valid, int R, int L, bool causal) {
+  if constexpr (attention_function_spec(F).family == AttentionFamily::row) {
+    for (int r = 0; r < R; ++r) {
+      T* p = P + int64_t(r) * L;
+      const int Lr = row_keys(causal, r, L);
+      std::fill(p + Lr, p + L, T(0));
+      rows::RowKernel<F>::forward(p, S + int64_t(r) * L, valid, Lr, r);
     }
   }
 }
 
-template <typename T>
-void rows_backward(T* dS, const T* dP, const T* P, const T* S, const uint8_t* valid, int R, int L,
-                   AttentionFunction kind, bool causal) {
-  for (int r = 0; r < R; ++r) {
-    const int64_t at = int64_t(r) * L;
-    const int Lr = row_keys(causal, r, L);
-    std::fill(dS + at + Lr, dS + at + L, T(0));
-    switch (kind) {
-      case AttentionFunction::sparsemax:
-        rows::sparsemax_backward(dS + at, dP + at, P + at, valid, Lr);
-        break;
-      case AttentionFunction::entmax15:
-        rows::entmax15_backward(dS + at, dP + at, P + at, valid, Lr);
-        break;
-      case AttentionFunction::sa_softmax:
-        rows::sa_softmax_backward(dS + at, dP + at, P + at, S + at, valid, Lr);
-        break;
-      case AttentionFunction::cosformer:
-        rows::cosformer_backward(dS + at, dP + at, P + at, S + at, valid, Lr, r);
-        break;
-      case AttentionFunction::softmax:  // block-wise (attention_function_backward)
-      case AttentionFunction::ssa:
-      case AttentionFunction::softmax_t: break;
+template <AttentionFunction F, typename T>
+void row_backward(T* dS, const T* dP, const T* P, const T* S, const uint8_t* valid, int R, int L,
+                  bool causal) {
+  if constexpr (attention_function_spec(F).family == AttentionFamily::row) {
+    for (int r = 0; r < R; ++r) {
+      const int64_t at = int64_t(r) * L;
+      const int Lr = row_keys(causal, r, L);
+      std::fill(dS + at + Lr, dS + at + L, T(0));
+      rows::RowKernel<F>::backward(dS + at, dP + at, P + at, S + at, valid, Lr, r);
     }
   }
 }
+
+// The row functions, a row at a time: `kind` is matched against every enum value, so each row
+// function's RowKernel is instantiated (and must exist); the softmax family runs block-wise.
+template <typename T, size_t... I>
+void rows_forward(T* P, const T* S, const uint8_t* valid, int R, int L, AttentionFunction kind,
+                  bool causal, std::index_sequence<I...>) {
+  ((kind == AttentionFunction(I) ? row_forward<AttentionFunction(I)>(P, S, valid, R, L, causal)
+                                 : void()),
+   ...);
+}
+
+template <typename T, size_t... I>
+void rows_backward(T* dS, const T* dP, const T* P, const T* S, const uint8_t* valid, int R, int L,
+                   AttentionFunction kind, bool causal, std::index_sequence<I...>) {
+  ((kind == AttentionFunction(I)
+        ? row_backward<AttentionFunction(I)>(dS, dP, P, S, valid, R, L, causal)
+        : void()),
+   ...);
+}
+
+constexpr auto kEveryFunction = std::make_index_sequence<kAttentionFunctionCount>();
 
 }  // namespace
 
@@ -104,24 +105,22 @@ void rows_backward(T* dS, const T* dP, const T* P, const T* S, const uint8_t* va
 template <typename T>
 void attention_function_forward(T* P, const T* S, const uint8_t* key_valid, int R, int L,
                                 AttentionFunction kind, T v0, T v1, bool causal) {
-  if (!softmax_family(kind)) return rows_forward(P, S, key_valid, R, L, kind, causal);
+  if (!softmax_family(kind))
+    return rows_forward(P, S, key_valid, R, L, kind, causal, kEveryFunction);
   const int64_t RL = int64_t(R) * L, padded = padded_length(RL);
   T* tp = aligned_scratch<T>(1, padded);
   std::copy(S, S + RL, tp);
   std::fill(tp + RL, tp + padded, T(0));
   AlignedFlat<T> t(tp, padded);
-  switch (kind) {                 // t = transform(s)
-    case AttentionFunction::ssa:  // t = sign(s) n log1p(b|s|); sign() would make Eigen go scalar
+  switch (attention_function_spec(kind).transform) {  // t = transform(s)
+    case LogitTransform::ssa_power:  // t = sign(s) n log1p(b|s|); sign() would make Eigen go scalar
       t = (v0 * t.abs()).log1p() * v1;
       for (int64_t e = 0; e < RL; ++e)
         if (S[e] < 0) tp[e] = -tp[e];
       break;
-    case AttentionFunction::softmax_t: t = t / v0; break;
-    case AttentionFunction::softmax: break;
-    case AttentionFunction::sparsemax:  // row kernels: rows_forward above
-    case AttentionFunction::entmax15:
-    case AttentionFunction::sa_softmax:
-    case AttentionFunction::cosformer: break;
+    case LogitTransform::temperature: t = t / v0; break;
+    case LogitTransform::identity: break;
+    case LogitTransform::none: break;  // row kernels: rows_forward above
   }
   constexpr T minus_inf = -std::numeric_limits<T>::infinity();
   for (int r = 0; r < R; ++r) {  // masked keys -> -inf (t was finite); subtract the row's max
@@ -195,7 +194,8 @@ template <typename T>
 void attention_function_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P, const T* S,
                                  const uint8_t* key_valid, int R, int L, AttentionFunction kind,
                                  T v0, T v1, bool causal) {
-  if (!softmax_family(kind)) return rows_backward(dS, dP, P, S, key_valid, R, L, kind, causal);
+  if (!softmax_family(kind))
+    return rows_backward(dS, dP, P, S, key_valid, R, L, kind, causal, kEveryFunction);
   // dL/dt_j = P_j (dP_j - sum_k P_k dP_k), then dt/ds per function (softmax: dS = dt). Masked
   // keys: dS = 0, and they add nothing to the trainable values' gradients.
   for (int r = 0; r < R; ++r) {
@@ -207,16 +207,13 @@ void attention_function_backward(T* dS, T* dv0, T* dv1, const T* dP, const T* P,
       if (live(key_valid, causal, r, j)) dot += p[j] * g[j];
     for (int j = 0; j < L; ++j) d[j] = live(key_valid, causal, r, j) ? p[j] * (g[j] - dot) : T(0);
   }
-  switch (kind) {
-    case AttentionFunction::softmax: return;
-    case AttentionFunction::softmax_t:
+  switch (attention_function_spec(kind).transform) {
+    case LogitTransform::identity: return;
+    case LogitTransform::temperature:
       return softmax_t_backward(dS, dv0, S, key_valid, causal, R, L, v0);
-    case AttentionFunction::ssa:
+    case LogitTransform::ssa_power:
       return ssa_backward(dS, dv0, dv1, S, key_valid, causal, R, L, v0, v1);
-    case AttentionFunction::sparsemax:  // row kernels: rows_backward above
-    case AttentionFunction::entmax15:
-    case AttentionFunction::sa_softmax:
-    case AttentionFunction::cosformer: return;
+    case LogitTransform::none: return;  // row kernels: rows_backward above
   }
 }
 
