@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Copies each trained run's run.json, config.json and model.safetensors (not its checkpoints)
 # from RUNS_DIR/PART/runs/ into this folder's runs/, and appends each run's training speed to
-# training_speed.csv: the wall time between its step-1000 and step-2000 checkpoints (file times;
-# 1,000 updates of 64 sequences at 41 points, 82 tokens each, after the curriculum's end for the
-# 2,000-step parts) and the tokens per second it implies. Two runs shared the 2 cores, and other
+# training_speed.csv: the wall time of its last 1,000 updates, between its step-(STEPS-1000) and
+# step-STEPS checkpoints (file times; 1,000 updates of 64 sequences at 41 points, 82 tokens each,
+# after the curriculum's end: update 750 of the 2,000-step parts, 3,000 of linear's 8,000) and
+# the tokens per second it implies. Two runs shared the 2 cores, and other
 # work on the machine slowed some: the speeds are what these runs got, not the engine's best
 # (bench/RESULTS.md has that).
 # Runs whose directory was copied or restored after training (file times reset) get no speed.
@@ -12,13 +13,13 @@
 set -euo pipefail
 runs="$1"; steps="$2"; shift 2; here="$(cd "$(dirname "$0")" && pwd)"
 speed="$here/training_speed.csv"
-[ -f "$speed" ] || echo "run,seconds_step1000_to_2000,tokens_per_s" > "$speed"
+[ -f "$speed" ] || echo "run,seconds_last_1000_updates,tokens_per_s" > "$speed"
 for part in "$@"; do
   for r in "$runs/$part"/runs/*/; do
     [ -d "$r/checkpoints/step-$steps" ] || continue
     n=$(basename "$r"); mkdir -p "$here/runs/$n"
     cp "$r/run.json" "$r/config.json" "$r/model.safetensors" "$here/runs/$n/"
-    a="$r/checkpoints/step-1000/trainer_state.json"; b="$r/checkpoints/step-2000/trainer_state.json"
+    a="$r/checkpoints/step-$(( steps - 1000 ))/trainer_state.json"; b="$r/checkpoints/step-$steps/trainer_state.json"
     if [ -f "$a" ] && [ -f "$b" ] && ! grep -q "^$n," "$speed"; then
       s=$(( $(stat -c %Y "$b") - $(stat -c %Y "$a") ))
       # A run directory copied or restored since training has lost its file times: no speed.
