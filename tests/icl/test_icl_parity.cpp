@@ -1,5 +1,5 @@
 // The ICL model against a plain PyTorch GPT-2 (tests/fixtures/make_icl_parity.py): trained tiny
-// models for all seven attention functions (and three architectures for softmax and ssa), their
+// models for every attention function (and three architectures for softmax and ssa), their
 // float32 weights loaded here, predictions within 1e-5 relative of PyTorch's float64 ones (or of
 // PyTorch's own float32 error, where that is larger), and in double within 1e-10.
 #include <doctest/doctest.h>
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "backend/attention_function.h"
 #include "common/safetensors.h"
 #include "icl/model.h"
 #include "icl/trainer.h"
@@ -61,5 +62,11 @@ TEST_CASE("ICL predictions match PyTorch (every attention function, trained tiny
                                       std::max(1.0, std::abs(expected64[i])));
     CHECK(worst64 <= 1e-10);
   }
-  CHECK(fixtures == 11);
+  // Every function's `full` model, and softmax's and ssa's two attention-only ones.
+  for (bb::AttentionFunction f : bb::kAllAttentionFunctions) {
+    const std::string name = std::string(bb::attention_function_name(f));
+    CAPTURE(name);
+    CHECK(fs::is_directory(fs::path(BB_FIXTURES) / ("icl_parity_" + name + "_full")));
+  }
+  CHECK(fixtures == int(bb::kAttentionFunctionCount) + 4);
 }
