@@ -33,6 +33,10 @@ pid_t start_child(const std::string& self, const Job& job) {
   std::vector<char*> argv;
   for (auto& s : argv_s) argv.push_back(s.data());
   argv.push_back(nullptr);
+  // Written to the job's log if exec fails (typically: the binary was rebuilt or removed while
+  // this process ran, so /proc/self/exe names a deleted file).
+  const std::string exec_failed =
+      "babyberta: cannot run " + self + " (rebuilt or removed since this command started?)\n";
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   BB_CHECK(pid >= 0, "cannot start {}: {}", job.name, std::strerror(errno));
@@ -41,6 +45,7 @@ pid_t start_child(const std::string& self, const Job& job) {
     const int fd = ::open(job.log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd < 0 || ::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0) ::_exit(127);
     ::execv(self.c_str(), argv.data());
+    [[maybe_unused]] const ssize_t n = ::write(2, exec_failed.data(), exec_failed.size());
     ::_exit(127);
   }
   return pid;

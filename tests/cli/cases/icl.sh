@@ -162,3 +162,17 @@ check "icl report: the runs the grid lacks are named, the rest reported" \
 rm -f icl-rep/endpoint/every-full/eval.json
 expect_fail "icl report: a missing endpoint evaluation names the file" \
   "icl-rep/endpoint/every-full/eval.json" "$BB" icl report --dir icl-rep
+
+# An experiment whose binary is removed (or rebuilt) while it runs: the next child cannot start,
+# and its log says why instead of staying empty.
+cp "$BB" bb-moved
+(./bb-moved icl experiment --out exp-moved --tasks every --archs attention-only-residual \
+   --attention softmax --seeds 2 --steps 400 --preset icl-tiny --batch 4 --jobs 1 --threads 1 \
+   >/dev/null 2>&1) &
+moved=$!
+for _ in $(seq 200); do [ -f exp-moved/runs/every-attention-only-residual-softmax-seed1/run.json ] && break; sleep 0.05; done
+rm -f bb-moved
+wait_bounded "$moved" 60 || true
+check "experiment: a child that cannot start logs that the binary was rebuilt or removed" \
+  grep -q "cannot run .*bb-moved (rebuilt or removed since this command started?)" \
+  exp-moved/logs/every-attention-only-residual-softmax-seed2.log
