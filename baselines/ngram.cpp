@@ -19,6 +19,8 @@ NgramModel::NgramModel(NgramOptions opt)
            opt.order);
   BB_CHECK(opt.discount > 0 && opt.discount < 1, "n-gram discount {} (expected one in (0, 1))",
            opt.discount);
+  BB_CHECK(opt.weight > 0 && opt.weight < 1, "n-gram interpolation weight {} (expected one in "
+           "(0, 1))", opt.weight);
 }
 
 uint64_t NgramModel::key(std::span<const int32_t> ids) {
@@ -48,11 +50,15 @@ void NgramModel::add_sentence(std::span<const std::string_view> words) {
 
 void NgramModel::finish() {
   BB_CHECK(!finished_, "internal: NgramModel::finish twice");
-  // Continuation counts, top down: c_k(g) = the number of distinct (k+1)-gram types ending in g.
+  // Lower orders, top down from the (k+1)-grams ending in g: Kneser–Ney's continuation count
+  // c_k(g) = how many distinct types, Jelinek–Mercer's raw count c_k(g) = the sum of their counts
+  // (every predicted token's k-gram is the suffix of its (k+1)-gram, padding included).
   // A (k+1)-gram's last k ids are its key's low k*21 bits.
+  const bool raw = opt_.smoothing == NgramSmoothing::jelinek_mercer;
   for (int k = opt_.order - 1; k >= 1; --k) {
     const uint64_t suffix_mask = (uint64_t(1) << (kIdBits * k)) - 1;
-    for (const auto& [gram, c] : counts_[size_t(k)]) ++counts_[size_t(k - 1)][gram & suffix_mask];
+    for (const auto& [gram, c] : counts_[size_t(k)])
+      counts_[size_t(k - 1)][gram & suffix_mask] += raw ? c : 1;
   }
   // S_k(h) and T_k(h): a k-gram's history is its key without the last id.
   for (int k = 1; k <= opt_.order; ++k)
@@ -77,9 +83,16 @@ double NgramModel::level_prob(int k, const int32_t* h, int32_t w) const {
   if (hist == histories_[size_t(k - 1)].end()) return lower;  // S_k(h) = 0
   const auto& counts = counts_[size_t(k - 1)];
   const auto c = counts.find((hk << kIdBits) | uint64_t(w));
-  const double D = opt_.discount, S = double(hist->second.sum), T = double(hist->second.types);
-  const double discounted = c == counts.end() ? 0.0 : std::max(double(c->second) - D, 0.0);
-  return (discounted + D * T * lower) / S;
+  const double count = c == counts.end() ? 0.0 : double(c->second), S = double(hist->second.sum);
+  switch (opt_.smoothing) {
+    case NgramSmoothing::kneser_ney: {
+      const double D = opt_.discount, T = double(hist->second.types);
+      return (std::max(count - D, 0.0) + D * T * lower) / S;
+    }
+    case NgramSmoothing::jelinek_mercer:
+      return opt_.weight * count / S + (1 - opt_.weight) * lower;
+  }
+  fail("internal: unknown n-gram smoothing {}", int(opt_.smoothing));
 }
 
 double NgramModel::prob(std::span<const int32_t> history, int32_t w) const {

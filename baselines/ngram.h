@@ -1,6 +1,7 @@
 // N-gram reference models (orders 1 to 3) for the probing suites: interpolated Kneser–Ney with
 // one absolute discount D at every order (Chen & Goodman 1999, eq. 25, without the modified
-// three-discount variant).
+// three-discount variant), or Jelinek–Mercer linear interpolation with one weight λ at every order
+// (Chen & Goodman 1999, eq. 6).
 //
 // Tokens are interned to ids: <s> = 0, </s> = 1, <unk> = 2, the words seen in training from 3 on.
 // A sentence w_1..w_m is scored as w_1..w_m </s>, each token predicted from the n-1 tokens before
@@ -18,6 +19,11 @@
 // Every count that enters is at least 1 and D < 1, so each level sums to (S - D*T)/S + D*T/S = 1
 // over the predicted tokens; P(<unk> | h) is the mass the discounts leave for P_0, i.e. the product
 // of the levels' D*T/S times 1/(|V|+2).
+//
+// Jelinek–Mercer: every order's c_k is the raw count of the k-gram (padding included), and
+//   P_k(w | h) = λ * c_k(h w) / S_k(h)  +  (1 - λ) * P_{k-1}(w | h')
+// with the same P_0 and the same fall-through for a history never seen; each level sums to
+// λ + (1 - λ) = 1, and P(<unk> | h) is (1 - λ) per seen level times 1/(|V|+2).
 #pragma once
 #include <cstdint>
 #include <span>
@@ -28,9 +34,13 @@
 
 namespace bb {
 
+enum class NgramSmoothing { kneser_ney, jelinek_mercer };
+
 struct NgramOptions {
   int order = 3;          // 1 unigram, 2 bigram, 3 trigram
-  double discount = 0.75;  // D, in (0, 1)
+  NgramSmoothing smoothing = NgramSmoothing::kneser_ney;
+  double discount = 0.75;  // Kneser–Ney's D, in (0, 1)
+  double weight = 0.6;     // Jelinek–Mercer's λ, in (0, 1)
 };
 
 class NgramModel {
@@ -42,7 +52,7 @@ class NgramModel {
 
   // Counting: every training sentence (without <s>, </s>), then finish() once.
   void add_sentence(std::span<const std::string_view> words);
-  void finish();  // derives the continuation counts and the history totals of every order
+  void finish();  // derives the lower orders' counts and the history totals of every order
 
   // Scoring (after finish()).
   int32_t id(std::string_view word) const;  // kUnk for a word not seen in training
@@ -69,7 +79,7 @@ class NgramModel {
   NgramOptions opt_;
   std::unordered_map<std::string, int32_t> ids_;
   std::vector<std::string> words_;  // by id
-  // counts_[k-1]: k-gram -> c_k; histories_[k-1]: (k-1)-gram -> S_k, T_k.
+  // counts_[k-1]: k-gram -> c_k; histories_[k-1]: (k-1)-gram -> S_k, T_k (T_k: Kneser–Ney only).
   std::vector<std::unordered_map<uint64_t, int64_t>> counts_;
   std::vector<std::unordered_map<uint64_t, History>> histories_;
   int64_t sentences_ = 0, tokens_ = 0;

@@ -12,13 +12,17 @@ namespace bb::cli {
 
 void add_baseline(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "baseline", "Score a suite with an n-gram model (interpolated Kneser-Ney, discount 0.75) "
-                  "counted on the training part of a corpus");
+      "baseline", "Score a suite with an n-gram model (interpolated Kneser-Ney, discount 0.75, "
+                  "or Jelinek-Mercer) counted on the training part of a corpus");
   auto a = std::make_shared<BaselineArgs>();
   cmd->add_option(flag_name::corpus, a->corpus, "Training corpus, one utterance per line (read, "
                   "filtered and split as train does)")->required();
   cmd->add_option("--order", a->order, "1 unigram, 2 bigram, 3 trigram")
       ->check(count_in(1, NgramModel::kMaxOrder))
+      ->capture_default_str();
+  cmd->add_option("--smoothing", a->smoothing, "kn: interpolated Kneser-Ney, discount 0.75 at "
+                  "every order; jm: Jelinek-Mercer linear interpolation, weight 0.6 at every order")
+      ->check(one_of("smoothing", {"kn", "jm"}))
       ->capture_default_str();
   cmd->add_option("--unit", a->unit, "word (normalised whitespace-separated words) or piece "
                   "(the --tokenizer's pieces)")

@@ -94,8 +94,9 @@ std::string bar_chart_svg(const BarChart& c) {
 
 std::string line_chart_svg(const LineChart& c) {
   const double left = 70, top = 56, w = 480, h = 300;
-  size_t longest = 0;
-  for (const auto& g : c.groups) longest = std::max(longest, g.size());
+  size_t longest = 0;  // of the drawn groups' names
+  for (size_t g = 0; g < c.groups.size(); ++g)
+    if (!c.points[g].empty()) longest = std::max(longest, c.groups[g].size());
   const double width = left + w + 60 + 6.5 * double(longest), height = top + h + 50;
   double max_step = 1, lo = 0, hi = 100;
   if (!c.percent) lo = 1e300, hi = -1e300;
@@ -140,7 +141,11 @@ std::string line_chart_svg(const LineChart& c) {
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
                      "stroke=\"#333\" stroke-dasharray=\"3,3\"/>\n",
                      left, y(c.chance), left + w, y(c.chance));
+  // A group without points (an n-gram reference has no training curve) is not drawn and not in
+  // the legend; the others keep their colours, the same as in the bar charts.
+  int row = 0;  // legend row
   for (size_t g = 0; g < c.groups.size(); ++g) {
+    if (c.points[g].empty()) continue;
     std::string pts;
     for (const auto& [st, v] : c.points[g]) pts += fmt::format("{:.1f},{:.1f} ", x(st), y(v));
     s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
@@ -159,8 +164,9 @@ std::string line_chart_svg(const LineChart& c) {
                        svg_escape(c.groups[g]), svg_escape(c.x_label), st, v);
     s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
                      "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", left + w + 20,
-                     top + 10 + g * 18.0, kColorsOf[g % kColors], left + w + 38,
-                     top + 20 + g * 18.0, svg_escape(c.groups[g]));
+                     top + 10 + row * 18.0, kColorsOf[g % kColors], left + w + 38,
+                     top + 20 + row * 18.0, svg_escape(c.groups[g]));
+    ++row;
   }
   return s + "</svg>\n";
 }

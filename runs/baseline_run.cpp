@@ -29,7 +29,32 @@ namespace {
 
 enum class Unit { word, piece };
 
-constexpr double kDiscount = 0.75;
+// The model's options from --order and --smoothing (kn: D 0.75; jm: λ 0.6 at every order).
+NgramOptions ngram_options(const BaselineArgs& a) {
+  BB_CHECK(a.smoothing == "kn" || a.smoothing == "jm",
+           "--smoothing: unknown smoothing '{}' (expected kn or jm)", a.smoothing);
+  return {.order = a.order,
+          .smoothing = a.smoothing == "kn" ? NgramSmoothing::kneser_ney
+                                           : NgramSmoothing::jelinek_mercer};
+}
+
+// The model's label, e.g. "trigram (word, KN 0.75)" or "trigram (word, JM 0.6)".
+std::string ngram_label(const BaselineArgs& a, const NgramOptions& o) {
+  const char* order = a.order == 1 ? "unigram" : a.order == 2 ? "bigram" : "trigram";
+  return o.smoothing == NgramSmoothing::kneser_ney
+             ? fmt::format("{} ({}, KN {})", order, a.unit, o.discount)
+             : fmt::format("{} ({}, JM {})", order, a.unit, o.weight);
+}
+
+json smoothing_config(const NgramOptions& o) {
+  if (o.smoothing == NgramSmoothing::kneser_ney)
+    return {{"discount", o.discount},
+            {"smoothing", "interpolated Kneser-Ney, <unk> via a uniform base over the "
+                          "vocabulary, </s> and <unk>"}};
+  return {{"interpolation_weight", o.weight},
+          {"smoothing", "Jelinek-Mercer linear interpolation of raw relative frequencies, <unk> "
+                        "via a uniform base over the vocabulary, </s> and <unk>"}};
+}
 
 // A sentence as the model's tokens: its normalised words, or the pieces of its ids without
 // <s> and </s>. `storage` owns the pieces the views point into.
@@ -39,10 +64,6 @@ std::vector<std::string_view> units_of(std::string_view normalized, Unit unit,
   storage.clear();
   for (int32_t id : tok->encode_normalized(normalized)) storage.push_back(tok->piece(id));
   return {storage.begin(), storage.end()};
-}
-
-std::string order_name(int order) {
-  return order == 1 ? "unigram" : order == 2 ? "bigram" : "trigram";
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -59,12 +80,9 @@ struct Counted {
 // The result's "config": the model, the corpus and what was counted of it.
 json baseline_config(const BaselineArgs& a, const std::string& name, const Counted& c,
                      const Normalizer& norm, const CorpusOptions& opt, const Tokenizer* tok) {
-  return {{"label", name},
+  json config = {{"label", name},
               {"order", a.order},
               {"unit", a.unit},
-              {"discount", kDiscount},
-              {"smoothing", "interpolated Kneser-Ney, <unk> via a uniform base over the "
-                            "vocabulary, </s> and <unk>"},
               {"corpus", fs::absolute(a.corpus).string()},
               {"corpus_sha256", sha256_hex(read_file(a.corpus))},
               {"corpus_stats", c.stats.to_json()},
@@ -80,6 +98,8 @@ json baseline_config(const BaselineArgs& a, const std::string& name, const Count
               {"tokenizer", tok ? json{{"path", fs::absolute(a.tokenizer).string()},
                                        {"sha256", tok->fingerprint()}}
                                 : json(nullptr)}};
+  config.update(smoothing_config(c.model.options()));
+  return config;
 }
 
 // The model counted on the utterances `train` keeps (at least 3 words, the default preset's max
@@ -87,7 +107,7 @@ json baseline_config(const BaselineArgs& a, const std::string& name, const Count
 // corpus holds out). `tok`: nullptr without --tokenizer.
 Counted count_corpus(const BaselineArgs& a, Unit unit, const Tokenizer* tok,
                      const CorpusOptions& opt) {
-  Counted c{NgramModel({.order = a.order, .discount = kDiscount}), {}, 0, {}};
+  Counted c{NgramModel(ngram_options(a)), {}, 0, {}};
   NgramModel& model = c.model;
   std::vector<std::string> storage;
   if (unit == Unit::piece) {  // the token ids train reads, split as train splits them
@@ -154,7 +174,7 @@ ProbeSummary run_baseline(const BaselineArgs& a) {
   const Normalizer norm = tok ? tok->normalizer() : Normalizer();
   const Counted c = count_corpus(a, unit, tok ? &*tok : nullptr, opt);
   const NgramModel& model = c.model;
-  const std::string name = fmt::format("{} ({}, KN {})", order_name(a.order), a.unit, kDiscount);
+  const std::string name = ngram_label(a, model.options());
   fmt::print(stderr, "corpus {}: {}\n{}: {} utterances counted ({} tokens with </s>), {} held out "
              "as dev; vocabulary {} {}s\n", a.corpus, c.stats.summary(), name, model.sentences(),
              model.tokens(), c.dev, model.vocab_size(), a.unit);

@@ -1,4 +1,4 @@
-// An interpolated Kneser–Ney n-gram model (baselines/ngram.h) counted on the
+// An interpolated Kneser–Ney (or Jelinek–Mercer) n-gram model (baselines/ngram.h) counted on the
 // training part of a corpus, read, filtered and split as `train` does, then scored on minimal-pair
 // suites and written as a probe result (F.json + F.pairs.jsonl), so that `compare` can set it
 // beside the trained models.
@@ -14,6 +14,7 @@ namespace bb {
 
 struct BaselineArgs {
   std::string corpus, out, unit = "word", tokenizer, tie_rule = "half";
+  std::string smoothing = "kn";  // kn (Kneser–Ney, D 0.75) or jm (Jelinek–Mercer, λ 0.6)
   std::vector<std::string> suites;
   int order = 3;
   // The dev split's settings, train's defaults: the utterances a default `train` run holds out

@@ -1,5 +1,6 @@
-// The Kneser–Ney n-gram baseline: probabilities worked out by hand on a 3-sentence corpus, every
-// distribution summing to 1 (vocabulary + </s> + <unk>), unseen words as <unk>, pair scoring.
+// The n-gram baselines (Kneser–Ney and Jelinek–Mercer): probabilities worked out by hand on a
+// 3-sentence corpus, every distribution summing to 1 (vocabulary + </s> + <unk>), unseen words as
+// <unk>, pair scoring.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -16,8 +17,8 @@ namespace {
 using Words = std::vector<std::string_view>;
 
 // The corpus: "a b", "a c", "b c". V = {a, b, c}; P_0 = 1/(|V| + 2) = 1/5.
-NgramModel tiny_model(int order) {
-  NgramModel m({.order = order, .discount = 0.75});
+NgramModel tiny_model(int order, NgramSmoothing smoothing = NgramSmoothing::kneser_ney) {
+  NgramModel m({.order = order, .smoothing = smoothing, .discount = 0.75, .weight = 0.6});
   for (const Words& s : {Words{"a", "b"}, Words{"a", "c"}, Words{"b", "c"}}) m.add_sentence(s);
   m.finish();
   return m;
@@ -68,10 +69,30 @@ TEST_CASE("trigram: a Kneser-Ney probability worked out by hand") {
         doctest::Approx(1.25 / 3 + 0.5 * 1.5125 / 7).epsilon(1e-12));
 }
 
+TEST_CASE("trigram: a Jelinek-Mercer probability worked out by hand") {
+  const NgramModel m = tiny_model(3, NgramSmoothing::jelinek_mercer);
+  const std::vector<int32_t> ab = {m.id("a"), m.id("b")};
+  // Raw counts, padding included. Unigrams over the 9 predicted tokens: a 2, b 2, c 2, </s> 3:
+  // P_1(</s>) = 0.6 * 3/9 + 0.4 * 1/5 = 0.28. Bigrams with history b: (b </s>) 1, (b c) 1:
+  // P_2(</s> | b) = 0.6 * 1/2 + 0.4 * 0.28 = 0.412. Trigrams with history (a b): (a b </s>) 1:
+  // P(</s> | a b) = 0.6 * 1/1 + 0.4 * 0.412 = 0.7648.
+  CHECK(m.prob(ab, NgramModel::kEos) == doctest::Approx(0.7648).epsilon(1e-12));
+  // <unk> is never counted: 0.4 per level times 1/5.
+  CHECK(m.prob(ab, NgramModel::kUnk) == doctest::Approx(0.4 * 0.4 * 0.4 / 5).epsilon(1e-12));
+  // History (c a) was never seen: P(b | c a) = P_2(b | a) = 0.6 * 1/2 + 0.4 * P_1(b), P_1(b) =
+  // 0.6 * 2/9 + 0.4/5.
+  const std::vector<int32_t> ca = {m.id("c"), m.id("a")};
+  CHECK(m.prob(ca, m.id("b")) ==
+        doctest::Approx(0.3 + 0.4 * (1.2 / 9 + 0.08)).epsilon(1e-12));
+}
+
 TEST_CASE("every distribution sums to 1 over the vocabulary, </s> and <unk>") {
+  for (const NgramSmoothing smoothing : {NgramSmoothing::kneser_ney,
+                                         NgramSmoothing::jelinek_mercer})
   for (int order = 1; order <= 3; ++order) {
+    CAPTURE(int(smoothing));
     CAPTURE(order);
-    const NgramModel m = tiny_model(order);
+    const NgramModel m = tiny_model(order, smoothing);
     const int32_t s = NgramModel::kBos, a = m.id("a"), b = m.id("b"), c = m.id("c"),
                   unk = NgramModel::kUnk;
     for (const std::vector<int32_t>& h : std::vector<std::vector<int32_t>>{
@@ -126,4 +147,5 @@ TEST_CASE("a sentence's score is its summed log-probability with </s>; the highe
 TEST_CASE("bad options are errors") {
   CHECK_THROWS_WITH(NgramModel({.order = 4}), doctest::Contains("expected 1, 2 or 3"));
   CHECK_THROWS_WITH(NgramModel({.order = 2, .discount = 1.0}), doctest::Contains("(0, 1)"));
+  CHECK_THROWS_WITH(NgramModel({.order = 2, .weight = 0.0}), doctest::Contains("weight 0"));
 }

@@ -188,6 +188,24 @@ TEST_CASE("compare: an n-gram baseline is a reference column, never compared and
   CHECK(c.strata[1].empty());  // the reference's method makes no stratum of the trained groups
   CHECK(c.paradigm[2].at("agr-x").mean == doctest::Approx(80.0));
   CHECK(c.overall_diff[1].diff == doctest::Approx(5.0));
+
+  // The reference has no training curve: not drawn and not in the learning curve's legend, and
+  // ssa keeps its colour (the third), as in the bar charts.
+  Comparison curves = c;
+  for (RunResult& r : curves.runs)
+    if (r.label != "trigram") r.curve = {{100, 55.0}, {200, r.label == "ssa" ? 70.0 : 60.0}};
+  std::string learning;
+  for (const auto& chart : report_charts(curves))
+    if (chart.file == "learning_curve.svg") learning = chart.svg;
+  REQUIRE_FALSE(learning.empty());
+  CHECK(learning.find(">ssa</text>") != std::string::npos);
+  CHECK(learning.find("trigram") == std::string::npos);
+  const std::string bars = report_charts(curves).front().svg;  // phenomena.svg
+  auto colour_before = [](const std::string& svg, const std::string& legend) {
+    const size_t at = svg.rfind("fill=\"", svg.find(legend));
+    return svg.substr(at, 14);  // fill="#RRGGBB"
+  };
+  CHECK(colour_before(learning, ">ssa</text>") == colour_before(bars, ">ssa</text>"));
 }
 
 TEST_CASE("compare: results without pair outcomes get Welch's t interval over seeds") {

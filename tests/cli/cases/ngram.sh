@@ -17,6 +17,13 @@ for order in 1 2 3; do
     "$BB" baseline --corpus ngram-corpus.txt --order "$order" --unit word --suite ngram-suite \
     --out "ngram-out/word-$order.json"
 done
+expect_ok "baseline: Jelinek-Mercer smoothing" \
+  "$BB" baseline --corpus ngram-corpus.txt --order 3 --smoothing jm --unit word --suite ngram-suite \
+  --out ngram-out/word-3-jm.json
+check "baseline: the Jelinek-Mercer result names its smoothing and weight" \
+  bash -c "grep -q '\"model\": \"trigram (word, JM 0.6)\"' $WORK/ngram-out/word-3-jm.json &&
+           grep -q '\"interpolation_weight\": 0.6' $WORK/ngram-out/word-3-jm.json &&
+           grep -q '\"smoothing\": \"Jelinek-Mercer' $WORK/ngram-out/word-3-jm.json"
 check "baseline: the result and its pairs file are written" \
   test -s "$WORK/ngram-out/word-3.json" -a -s "$WORK/ngram-out/word-3.pairs.jsonl"
 check "baseline: the header names the model and the method" \
@@ -61,6 +68,8 @@ expect_fail "baseline: --order 4" \
 expect_fail "baseline: --unit piece without --tokenizer" \
   "--unit piece needs --tokenizer DIR" \
   "$BB" baseline --corpus ngram-corpus.txt --unit piece --suite ngram-suite --out ngram-out/p.json
+expect_fail "baseline: --smoothing wb" "unknown smoothing 'wb' \(expected one of kn, jm\)" \
+  "$BB" baseline --corpus ngram-corpus.txt --smoothing wb --suite ngram-suite --out ngram-out/w.json
 expect_fail "baseline: --unit letter" "unknown unit 'letter' \(expected one of word, piece\)" \
   "$BB" baseline --corpus ngram-corpus.txt --unit letter --suite ngram-suite --out ngram-out/l.json
 expect_fail "baseline: unwritable --out" \
