@@ -32,7 +32,7 @@ enum class Unit { word, piece };
 // The model's options from --order and --smoothing (kn: D 0.75; jm: λ 0.6 at every order).
 NgramOptions ngram_options(const BaselineArgs& a) {
   BB_CHECK(a.smoothing == "kn" || a.smoothing == "jm",
-           "--smoothing: unknown smoothing '{}' (expected kn or jm)", a.smoothing);
+           "unknown n-gram smoothing '{}' (expected kn or jm)", a.smoothing);
   return {.order = a.order,
           .smoothing = a.smoothing == "kn" ? NgramSmoothing::kneser_ney
                                            : NgramSmoothing::jelinek_mercer};
