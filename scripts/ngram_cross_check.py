@@ -30,8 +30,6 @@ def load_train():
 def load_zorro():
     out = {}
     for p in sorted(glob.glob(os.path.join(ZDIR, '*.txt'))):
-        if os.path.basename(p) in ('LICENSE',):
-            continue
         lines = [l.lower().split() for l in open(p).read().split('\n') if l.strip()]
         assert len(lines) % 2 == 0
         pairs = [(lines[i], lines[i + 1]) for i in range(0, len(lines), 2)]  # (bad, good)
