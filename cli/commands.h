@@ -27,6 +27,7 @@ void add_train(CLI::App& app);
 void add_probe(CLI::App& app);
 void add_score(CLI::App& app);
 void add_baseline(CLI::App& app);
+void add_reference(CLI::App& app);
 void add_compare(CLI::App& app);
 void add_experiment(CLI::App& app);
 void add_icl(CLI::App& app);  // icl train, icl eval

@@ -11,6 +11,8 @@
 #include "common/flag_names.h"
 #include "runs/flag_ranges.h"
 #include "probing/compare.h"
+#include "probing/primary_endpoints.h"
+#include "runs/split_list.h"
 #include "probing/report.h"
 
 namespace bb::cli {
@@ -64,6 +66,7 @@ void add_compare(CLI::App& app) {
   auto out = std::make_shared<std::string>();
   auto boot = std::make_shared<int>(1000);
   auto baseline = std::make_shared<std::string>(attention_function_name(AttentionFunction::softmax));
+  auto primary = std::make_shared<std::string>();
   cmd->add_option("results", *files,
                   "Result JSON files from probe, or directories of them (experiment's "
                   "NAME.settings.json files beside them, as in results/*.json, are skipped)")
@@ -76,9 +79,14 @@ void add_compare(CLI::App& app) {
                   "The attention label every other group is compared with, within each stratum "
                   "(same method, size, steps, suite)")
       ->capture_default_str();
-  cmd->callback([files, out, boot, baseline] {
-    const Comparison c = compare_runs(load_runs(result_files({files->begin(), files->end()})),
-                                      *boot, 1, *baseline);
+  cmd->add_option("--primary", *primary,
+                  "Endpoints fixed before the evaluation (overall, phenomena or paradigms, comma-"
+                  "separated): findings.md tests them together, Holm over them alone");
+  cmd->callback([files, out, boot, baseline, primary] {
+    Comparison c = compare_runs(load_runs(result_files({files->begin(), files->end()})), *boot, 1,
+                                *baseline);
+    if (!primary->empty()) c.primary = split_list(*primary, "--primary");
+    check_primary_endpoints(c, c.primary);  // before any file is written
     write_report(*out, c);
     print_phenomena(c);
     fmt::print("\nreport: {}/report.md (and report.csv and the charts)\n", *out);

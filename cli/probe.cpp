@@ -30,10 +30,11 @@ void add_probe(CLI::App& app) {
                   "for several")
       ->required();
   auto* header = cmd->add_flag("--header", a->header,
-                               "The first row of each .tsv/.csv names its columns (default: "
-                               "detected, a first row naming good and bad columns is a header)");
+                               "The first row of each .tsv/.csv (record of each .jsonl) is a header: "
+                               "skipped, its columns read by name or else by position (default: "
+                               "detected; a header-like row naming no good and bad column is refused)");
   cmd->add_flag("--no-header", a->no_header,
-                "The first row of each .tsv/.csv is a pair (good, bad[, paradigm])")
+                "The first row of each .tsv/.csv (record of each .jsonl) is a pair (good, bad[, paradigm])")
       ->excludes(header);
   cmd->add_option("--format", a->format, "Suite format: auto (by extension; a .txt must be "
                   "phenomenon-paradigm.txt of at most 20,000 lines) or zorro (any file)")

@@ -13,7 +13,6 @@
 #include "runs/flag_ranges.h"
 #include "common/error.h"
 #include "probing/scorer.h"
-#include "tokenizer/normalizer.h"
 
 namespace bb::cli {
 
@@ -46,10 +45,7 @@ void add_score(CLI::App& app) {
     const Method m = parse_method(a->method);
     std::vector<std::string> lines;
     for (std::string line; std::getline(std::cin, line);) {
-      BB_CHECK(line.find_first_not_of(" \t\r") != std::string::npos,
-               "stdin:{}: empty sentence (expected one sentence per line)", lines.size() + 1);
-      BB_CHECK(is_valid_utf8(line), "stdin:{}: not valid UTF-8 (expected UTF-8 text)",
-               lines.size() + 1);
+      check_sentence_to_score(line, fmt::format("stdin:{}", lines.size() + 1));
       lines.push_back(line);
     }
     const Reduction r = a->reduction.empty() ? default_reduction(m) : parse_reduction(a->reduction);

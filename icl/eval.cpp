@@ -176,10 +176,11 @@ EvalResult evaluate(const EvalGrid& g, const std::string& name, bool baseline,
               v = e * e / (g.task == Task::linear_regression ? g.dims : 1);
               if (i >= from) sum += std::isfinite(v) ? v : HUGE_VAL, ++counted;
             }
-            c.per_point[size_t(i)] += v / s.B;
+            c.per_point[size_t(i)] += v;  // a count (quantification) or a sum: divided once below
           }
           c.errors += wrong;
         }
+        for (double& v : c.per_point) v /= s.B;  // a share from its count: 1000/1000 is exactly 1
         if (quant) c.score = c.errors / s.B;
         else c.errors = NAN, c.score = counted ? sum / double(counted) : 0.0;
         r.cells.push_back(std::move(c));

@@ -89,6 +89,10 @@ double raw_head_value(int slot, double effective) {
   return slot == 0 ? std::log(effective) : std::log(effective - 1.0);
 }
 
+double effective_head_value(int slot, double raw) {
+  return slot == 0 ? std::exp(raw) : 1.0 + std::exp(raw);
+}
+
 template struct Views<float>;
 template struct Views<double>;
 

@@ -64,5 +64,7 @@ struct Views {
 
 // Raw value of an effective trainable value (slot 0: log v; slot 1: log(v - 1)).
 double raw_head_value(int slot, double effective);
+// The inverse: slot 0 exp(raw), slot 1 1 + exp(raw) (ops::head_values_effective's maps).
+double effective_head_value(int slot, double raw);
 
 }  // namespace bb::icl

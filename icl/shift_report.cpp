@@ -1,9 +1,11 @@
 #include "icl/shift_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -11,8 +13,12 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/json_read.h"
+#include "common/safetensors.h"
+#include "icl/config.h"
+#include "icl/parameters.h"
 #include "icl/experiment_report.h"
 #include "icl/shift_curves.h"
+#include "probing/statistics.h"
 #include "icl/task.h"
 #include "probing/svg.h"
 
@@ -77,15 +83,107 @@ class Writer {
     if (quant_) direction_section(g, endpoint);
     if (fs::exists(dir_ / "authors" / name / "eval.json"))
       authors_section(g, read_eval(dir_ / "authors" / name / "eval.json"));
+    trained_values_section(g);
     return md_;
   }
 
+  // The primary endpoints of every group together: each group's test is uncorrected; Holm's
+  // correction over all of them (a group whose fixed rule did not test counts with p = 1), and
+  // the smallest p an exact sign test over that many pairs could give.
+  std::string primary_summary() const {
+    if (primaries_.size() < 2) return "";
+    const size_t m = primaries_.size();
+    std::vector<double> p;
+    for (const Primary& e : primaries_) p.push_back(e.p >= 0 ? e.p : 1.0);
+    const std::vector<double> holm = holm_adjust(p);  // probing/statistics.h
+    std::string md = fmt::format(
+        "\n## The primary endpoints together\n\nEach group's primary comparison ({} − {} in σ₅₀) "
+        "above is one of these {} tests, its p uncorrected (a bold interval there excludes 0 "
+        "uncorrected). Holm's correction over all {} (a group whose rule fixed before the runs did "
+        "not test counts with p = 1) decides what is resolved; the last column is the smallest "
+        "two-sided p an exact sign test over the group's pairs could give, whatever the data.\n\n"
+        "| group | {} − {} | p (uncorrected) | p (Holm over {}) | resolved | smallest sign-test p |\n"
+        "|---|---|---|---|---|---|\n", s_.primary, s_.reference, m, m, s_.primary, s_.reference, m);
+    for (size_t i = 0; i < m; ++i) {
+      const Primary& e = primaries_[i];
+      md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", e.group, e.difference,
+                        e.p >= 0 ? fmt::format("{:.3f}", e.p) : "not tested",
+                        e.p >= 0 ? fmt::format("{:.3f}", holm[i]) : "–",
+                        e.p >= 0 && holm[i] < 0.05 && e.excludes_zero ? "**yes**" : "no",
+                        e.pairs > 0 ? fmt::format("{:.4f}", std::min(1.0, 2 * std::pow(0.5, e.pairs)))
+                                    : "–");
+    }
+    return md;
+  }
+
  private:
+  struct Primary {
+    std::string group, difference;
+    double p = -1;  // the fixed rule's test; -1: not tested
+    bool excludes_zero = false;
+    int pairs = 0;
+  };
+  std::vector<Primary> primaries_;
   fs::path dir_;
   ShiftReportSettings s_;
   std::string md_;
   bool quant_ = true;
   std::map<std::string, std::vector<double>> sigma50_;  // function -> per seed (this group)
+
+  // Each trainable attention value (SSA's b and n, softmax-t's τ) of every run, per layer and
+  // head, initial (config.json) → final (model.safetensors' raw value through the function's map).
+  void trained_values_section(const Group& g) {
+    std::vector<std::string> with_values;
+    for (const std::string& fn : g.functions)
+      if (attention_function_spec(parse_attention_function(fn)).value_count > 0) with_values.push_back(fn);
+    if (with_values.empty()) return;
+    md_ += fmt::format(
+        "\n### Trained values of the attention functions\n\nPer run, layer and head: the initial "
+        "value (config.json) → the trained one (`runs/NAME/model.safetensors`, its raw value "
+        "mapped as the function maps it). A value *moves* when some head's changes by more than "
+        "{:g}.\n\n| function | seed | layer | per head: initial → trained |\n|---|---|---|---|\n",
+        kMovesBy);
+    std::vector<std::string> summary;
+    for (const std::string& fn : with_values) {
+      const AttentionFunctionSpec& f = attention_function_spec(parse_attention_function(fn));
+      std::array<double, 2> largest{0, 0};
+      int read = 0;
+      for (const RunInfo& r : g.runs.at(fn)) {
+        const fs::path run = dir_ / "runs" / r.name;
+        if (!fs::exists(run / "model.safetensors")) continue;
+        ++read;
+        const Config c = read_config(run / "config.json");
+        const SafetensorsFile w = SafetensorsFile::read(run / "model.safetensors");
+        for (int l = 0; l < c.layers; ++l) {
+          std::vector<std::string> cells;
+          for (int slot = 0; slot < f.value_count; ++slot) {
+            const HeadValueSpec& v = f.values[size_t(slot)];
+            const std::vector<float> raw =
+                w.expect(fmt::format("_backbone.h.{}.{}", l, v.raw_tensor), {c.heads}).to_f32();
+            std::vector<std::string> heads;
+            for (int h = 0; h < c.heads; ++h) {
+              const double init = c.head_value_init(slot), now = effective_head_value(slot, raw[size_t(h)]);
+              largest[size_t(slot)] = std::max(largest[size_t(slot)], std::abs(now - init));
+              heads.push_back(fmt::format("{:.2f} → {:.2f}", init, now));
+            }
+            cells.push_back(fmt::format("{}: {}", v.name, fmt::join(heads, ", ")));
+          }
+          md_ += fmt::format("| {} | {} | {} | {} |\n", fn, r.seed, l, fmt::join(cells, "; "));
+        }
+      }
+      if (read == 0) continue;
+      std::vector<std::string> moved;
+      for (int slot = 0; slot < f.value_count; ++slot)
+        moved.push_back(fmt::format("{} by at most {:.3f} ({})", f.values[size_t(slot)].name,
+                                    largest[size_t(slot)],
+                                    largest[size_t(slot)] > kMovesBy ? "moves" : "nearly fixed"));
+      summary.push_back(fmt::format("{} ({} runs): {}", fn, read, fmt::join(moved, ", ")));
+    }
+    if (!summary.empty())
+      md_ += fmt::format("\nLargest change from the initial value over runs, layers and heads: "
+                         "{}.\n", fmt::join(summary, "; "));
+  }
+  static constexpr double kMovesBy = 0.1;
 
   // Per function its runs' curves by sigma, then one line per baseline (relative: the zero
   // predictor, whose ratio to itself is 1, left out).
@@ -125,6 +223,9 @@ class Writer {
         f.sequences, group_name(g), s_.primary, s_.reference, s_.reference, s_.reference);
     sigma50_.clear();
     std::map<std::string, std::map<int, double>> by_seed;
+    // A σ₅₀ lies on the σ grid: a difference of two within ± its span.
+    const Curve grid = by_sigma(f, g.runs.begin()->second[0].name, true);
+    const double span = grid.back().first - grid.front().first;
     for (const std::string& fn : g.functions) {
       std::string cells;
       for (const RunInfo& r : g.runs.at(fn)) {
@@ -148,12 +249,15 @@ class Writer {
             else ++both;
           }
         auto tested = [&](const PairedDifference& d) {
+          if (d.no_variance)
+            return fmt::format("{:+.2f} (no variance: every seed pair differs by exactly this; not "
+                               "testable)", d.mean);
           if (!d.tested) return fmt::format("{:+.2f} ({} paired seeds: exploratory, no test)", d.mean, d.n);
-          return fmt::format("{}{:+.2f} [{:+.2f}, {:+.2f}]{}, p {:.3f}, {} pairs{}",
-                             d.resolved ? "**" : "", d.mean, d.lo, d.hi, d.resolved ? "**" : "",
-                             d.p, d.n,
+          return fmt::format("{}{:+.2f} {}{}, p {:.3f}, {} pairs{}", d.resolved ? "**" : "", d.mean,
+                             interval_text(d, 2), d.resolved ? "**" : "", d.p, d.n,
                              d.resolved ? std::string()
-                                        : fmt::format("; inconclusive, detectable ±{:.2f}", d.detectable));
+                                        : "; inconclusive, " + detectable_text(d, 2, fmt::format(
+                                              "the σ grid's span of {:g}", span)));
         };
         if (one_side > 0)
           diff = fmt::format("not tested (the rule fixed before the runs): in {} of {} pairs one "
@@ -164,10 +268,21 @@ class Writer {
           diff = fmt::format("not tested (the rule fixed before the runs): in {} of {} pairs neither "
                              "function reaches the level on the grid; post hoc, without those "
                              "pairs (a tie beyond the grid): {}", both, pairs,
-                             tested(paired_difference(a, b)));
+                             tested(paired_difference(a, b, {-span, span})));
         else
-          diff = tested(paired_difference(a, b));
-        if (fn == s_.primary) diff += " (primary)";
+          diff = tested(paired_difference(a, b, {-span, span}));
+        if (fn == s_.primary) {
+          diff += " (primary)";
+          Primary e{fmt::format("{} ({})", g.task, g.arch), "not tested (the rule fixed before the runs)"};
+          if (one_side == 0 && both == 0) {
+            const PairedDifference d = paired_difference(a, b, {-span, span});
+            e.pairs = d.n;
+            e.difference = d.tested ? fmt::format("{:+.2f} {}", d.mean, interval_text(d, 2))
+                                    : fmt::format("{:+.2f} (no test)", d.mean);
+            if (d.tested) e.p = d.p, e.excludes_zero = d.resolved;
+          }
+          primaries_.push_back(e);
+        }
       }
       const Stats st = stats(sigma50_[fn]);
       const int runs = int(g.runs.at(fn).size());
@@ -374,11 +489,14 @@ std::string write_shift_report(const fs::path& dir, const ShiftReportSettings& s
       "icl report --dir` on this folder, from its files alone. {} runs in {} group{} (task, "
       "architecture); a seed fixes the data stream and the initialisation, so runs of one group "
       "are paired by seed. Differences whose interval contains 0 are inconclusive, given with the "
-      "smallest difference the seeds could have detected (80% power, two-sided 5%, (t₀.₉₇₅ + "
-      "t₀.₈) × the standard error); with fewer than {} paired seeds nothing is tested.\n",
-      runs.size(), groups.size(), groups.size() == 1 ? "" : "s", kMinSeeds);
+      "smallest difference the seeds could have detected: the true difference a two-sided 5% "
+      "paired t test detects with 80% power, from the noncentral t distribution with the seeds' "
+      "standard error and degrees of freedom (a little larger than (t₀.₉₇₅ + t₀.₈) × the "
+      "standard error); with fewer than {} paired seeds nothing is tested. {}\n",
+      runs.size(), groups.size(), groups.size() == 1 ? "" : "s", kMinSeeds, kClippedIntervalNote);
   Writer w(dir, s);
   for (const Group& g : groups) md += w.group(g);
+  md += w.primary_summary();
   write_file_atomic(dir / "report.md", md);
   return md;
 }

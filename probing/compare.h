@@ -100,6 +100,9 @@ struct Comparison {
   std::map<std::string, int> frequency_pairs;    // paradigm (and kAllParadigms) -> qualifying
   std::vector<std::map<std::string, Stat>> frequency_share;
   std::vector<RunResult> runs;
+  // compare --primary: the endpoints a README fixed ("overall", phenomena, paradigms), tested
+  // together in findings.md (probing/primary_endpoints.h); empty: none.
+  std::vector<std::string> primary;
   bool compared(size_t g) const { return baseline_of[g] >= 0; }
 };
 

@@ -97,9 +97,12 @@ void assign_groups(std::vector<RunResult>& runs) {
     return text(r.header.value("pairs_per_paradigm", json("all"))) + " pairs per paradigm";
   };
   for (auto& r : runs) r.label = r.header["config"].value("label", std::string("model"));
-  // Reference results (n-gram baselines, method "ngram") are shown beside the groups and never
-  // compared: they stand apart from the strata, which the trained models' settings alone make.
-  auto is_reference = [](const RunResult& r) { return r.header.value("method", "") == "ngram"; };
+  // Reference results (n-gram baselines, method "ngram"; published results, "reference": true)
+  // are shown beside the groups and never compared: they stand apart from the strata, which the
+  // trained models' settings alone make.
+  auto is_reference = [](const RunResult& r) {
+    return r.header.value("method", "") == "ngram" || r.header.value("reference", false);
+  };
   for (const std::string k : {"method", "size", "steps", "recipe", "suite", "pairs"}) {
     std::set<std::string> values;
     for (const auto& r : runs)

@@ -5,11 +5,20 @@
 //   bad:        bad, sentence_bad, bad_sentence, ungrammatical, unacceptable
 //   paradigm:   paradigm, uid            (optional; default: the file's stem)
 //   phenomenon: phenomenon, linguistics_term (optional; default: the paradigm before its last '-')
-// any other column is ignored and named in the note. HeaderRule::detect takes the first row as a
-// header when it names both a good and a bad column, and refuses a first row made only of column
-// names that lacks one of them; present / absent force the choice (--header / --no-header).
+// and an identifier-like name one of whose words is good/grammatical/acceptable/correct (or
+// bad/ungrammatical/unacceptable/incorrect) names that column: good_sent, badSentence, ...
+// Any other column is ignored and named in the note.
+//
+// HeaderRule::detect takes the first row as a header when it names both a good and a bad column.
+// It refuses, naming --header and --no-header, a first row that is no sentence pair like the
+// others: one made only of column names that lacks good or bad, or one whose fields are all
+// identifier-like (no spaces) and either look like names (an underscore, camelCase, a column
+// name) or stand above rows of sentences. A suite of one-word pairs (cat,cats) loads as data.
+// present (--header) skips the first row, by name when it names the columns, else by position;
+// absent (--no-header) scores it as a pair.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,5 +34,13 @@ struct PairTable {
 
 PairTable read_pair_table(const std::filesystem::path& file, const std::string& text,
                           HeaderRule header);
+
+enum class PairColumn { good, bad, paradigm, phenomenon };
+// The column a header field (or a JSONL key) names, by the rules above; nothing for another name.
+std::optional<PairColumn> pair_column_of(const std::string& field);
+// Whether a first row (`first`) is no sentence pair like the rows after it (`rest`, the good and
+// bad fields of up to a few rows), by the detect rule above.
+bool header_like_row(const std::vector<std::string>& first,
+                     const std::vector<std::vector<std::string>>& rest);
 
 }  // namespace bb

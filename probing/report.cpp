@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "common/flag_names.h"
 #include "common/hash.h"
+#include "probing/primary_endpoints.h"
 #include "probing/report_charts.h"
 #include "probing/statistics.h"
 #include "probing/word_frequency.h"
@@ -175,12 +176,14 @@ std::string findings_md(const Comparison& c) {
                         o.mde);
     md += fmt::format("; bootstrap (seeds and pairs, secondary) {}\n", boot_str(o));
     std::vector<std::string> holm;
+    size_t tested = 0;  // phenomena and paradigms with a t interval
     for (const auto& [level, names, diffs] :
          {std::tuple{"phenomenon", &c.phenomena, &c.phenomenon_diff[g]},
           std::tuple{"paradigm", &c.paradigms, &c.paradigm_diff[g]}})
       for (const auto& n : *names) {
         const Difference& d = diffs->at(n);
         if (d.test == SeedTest::none || !d.has_ci) continue;
+        ++tested;
         const bool excludes = d.lo > 0 || d.hi < 0;
         if (d.resolved || excludes)
           holm.push_back(fmt::format("  - {} {}: {:+.1f} [{:+.1f}, {:+.1f}], p {} (Holm {}){}",
@@ -189,10 +192,19 @@ std::string findings_md(const Comparison& c) {
                                                 : ": the interval excludes 0, the corrected p "
                                                   "does not reach 0.05 (Holm over the level)"));
       }
-    md += holm.empty() ? "- no phenomenon or paradigm interval excludes 0\n"
-                       : "- intervals that exclude 0:\n" + fmt::format("{}\n", fmt::join(holm, "\n"));
+    if (tested == 0)
+      md += fmt::format(
+          "- phenomena and paradigms: exploratory, nothing tested (these seeds give no t interval; "
+          "a test needs at least {} seeds in each group). report.md's bootstrap column resamples "
+          "seeds and pairs: it shows how far these seeds' scores on these pairs vary, not how "
+          "another seed would score, so a bootstrap interval that excludes 0 is no test of the "
+          "difference between the groups\n", kMinSeedsForClaims);
+    else
+      md += holm.empty() ? fmt::format("- no phenomenon or paradigm interval excludes 0 ({} "
+                                       "tested)\n", tested)
+                         : "- intervals that exclude 0:\n" + fmt::format("{}\n", fmt::join(holm, "\n"));
   }
-  return md;
+  return md + primary_endpoints_md(c, c.primary);
 }
 
 // How a group's runs were made and probed: from a result file's header (its config, method, tie

@@ -115,6 +115,8 @@ void check_probe_result(const json& h, const std::string& file) {
            "{}: \"reduction\" is '{}', expected sum or mean", file, reduction);
   json_string_or(h, "model", file, "");
   if (h.contains("overall")) json_number(h, "overall", file);
+  BB_CHECK(!h.contains("reference") || h["reference"].is_boolean(),
+           "{}: \"reference\" is {}, expected true or false", file, json_kind(h["reference"]));
 }
 
 PairRecords read_pair_records(const fs::path& pairs) {

@@ -38,6 +38,7 @@ struct ProbeSummary {
   nlohmann::json paradigms;  // name -> {accuracy, pairs, ties}
   nlohmann::json phenomena;  // name -> mean accuracy of its paradigms
   double overall = 0, overall_by_phenomenon = 0;
+  std::vector<std::string> notes;  // the suite's notes (a header row read, keys ignored, ...)
 };
 
 // higher_wins: a pair is right when good's score is the higher one (else the lower one).

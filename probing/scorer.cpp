@@ -11,6 +11,7 @@
 #include "backend/threads.h"
 #include "common/error.h"
 #include "encoder/checkpoint.h"
+#include "tokenizer/normalizer.h"
 
 namespace bb {
 
@@ -51,6 +52,16 @@ double reduce_logprobs(const std::vector<double>& logprobs, Method m, Reduction 
   for (double lp : logprobs) sum += lp;
   const double v = r == Reduction::sum ? sum : logprobs.empty() ? 0.0 : sum / double(logprobs.size());
   return m == Method::holistic ? -v : v;
+}
+
+double reduce_to_logprob(const std::vector<double>& logprobs, Reduction r) {
+  return reduce_logprobs(logprobs, Method::pll, r);  // pll's reduction keeps the log-prob's sign
+}
+
+void check_sentence_to_score(const std::string& s, const std::string& where) {
+  BB_CHECK(s.find_first_not_of(" \t\r") != std::string::npos,
+           "{}: empty sentence, nothing to score (expected one sentence per line)", where);
+  BB_CHECK(is_valid_utf8(s), "{}: not valid UTF-8 (expected UTF-8 text)", where);
 }
 
 std::string score_field(Method m, Reduction r) {

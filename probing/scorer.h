@@ -42,6 +42,14 @@ Reduction default_reduction(Method m);
 double reduce_logprobs(const std::vector<double>& logprobs, Method m, Reduction r);
 // The score's name in score's JSONL: mean_ce, sum_ce, pll, mean_pll.
 std::string score_field(Method m, Reduction r);
+// The log-probability (higher is better) of per-token log-probs under r, whatever the method: the
+// Python module's sequence_score for every method. For holistic it is -(score's sum_ce or
+// mean_ce): the CLI keeps BabyBERTa's cross-entropy.
+double reduce_to_logprob(const std::vector<double>& logprobs, Reduction r);
+
+// A sentence given to score (`where`: stdin:3, sentences[2]): not blank, valid UTF-8; else a
+// one-line error. The CLI's score and the Python module check every sentence with it.
+void check_sentence_to_score(const std::string& s, const std::string& where);
 
 struct SentenceScore {
   std::vector<int32_t> ids;      // incl. <s>, </s>

@@ -1,10 +1,13 @@
 #include "probing/suite.h"
 
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iterator>
+#include <array>
 #include <map>
+#include <set>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -120,23 +123,96 @@ std::string optional_name(const nlohmann::json& j, const std::string& key, const
   return v;
 }
 
-void load_blimp(const fs::path& p, const std::string& text, Suite& s) {
+// BLiMP's own keys (its 67 files): never read as a renamed good or bad column, never noted.
+constexpr std::array<const char*, 18> kBlimpKeys{
+    "sentence_good", "sentence_bad", "UID", "linguistics_term", "field", "pairID",
+    "crucial_item", "dependency_length", "lexically_identical", "one_prefix_method",
+    "one_prefix_prefix", "one_prefix_word_bad", "one_prefix_word_good", "simple_LM_method",
+    "two_prefix_method", "two_prefix_prefix_bad", "two_prefix_prefix_good", "two_prefix_word"};
+
+bool blimp_key(const std::string& k) {
+  return std::find(kBlimpKeys.begin(), kBlimpKeys.end(), k) != kBlimpKeys.end();
+}
+
+// The key of an object holding column `c` (good or bad): BLiMP's own, else the one other key that
+// names it (pair_table.h's rules: good, grammatical, good_sent, ...); empty when none.
+std::string pair_key(const nlohmann::json& j, PairColumn c, const std::string& where) {
+  const char* blimp = c == PairColumn::good ? "sentence_good" : "sentence_bad";
+  if (j.contains(blimp)) return blimp;
+  std::vector<std::string> named;
+  for (const auto& [k, v] : j.items())
+    if (!blimp_key(k) && pair_column_of(k) == c) named.push_back(k);
+  BB_CHECK(named.size() <= 1, "{}: keys {} all name the {} sentence; expected one", where,
+           fmt::join(named, ", "), c == PairColumn::good ? "good" : "bad");
+  return named.empty() ? std::string() : named[0];
+}
+
+std::string key_list(const nlohmann::json& j) {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  return keys.empty() ? "none" : fmt::format("{}", fmt::join(keys, ", "));
+}
+
+void load_blimp(const fs::path& p, const std::string& text, HeaderRule header, Suite& s) {
   const std::string stem = p.stem().string();
   std::map<std::string, int> counts;
   const auto lines = split_lines(text);
+  struct Record {
+    std::string where;
+    MinimalPair pair;
+  };
+  std::vector<Record> records;
+  std::set<std::string> used, ignored;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (blank(lines[i])) continue;
     const std::string where = fmt::format("{}:{}", p.string(), i + 1);
     const nlohmann::json j = parse_json(lines[i], where);
     BB_CHECK(j.is_object(), "{}: {}, expected an object with sentence_good and sentence_bad",
              where, json_kind(j));
+    const std::string good = pair_key(j, PairColumn::good, where);
+    const std::string bad = pair_key(j, PairColumn::bad, where);
+    BB_CHECK(!good.empty() && !bad.empty(), "{}: no {} sentence among the keys ({}); expected "
+             "sentence_good and sentence_bad (or keys named like good and bad: good, grammatical, "
+             "good_sent, ...)", where, good.empty() ? "good" : "bad", key_list(j));
+    for (const auto& [k, v] : j.items())
+      if (k == good || k == bad) used.insert(k);
+      else if (!blimp_key(k)) ignored.insert(k);
     MinimalPair m;
-    m.good = json_string(j, "sentence_good", where);
-    m.bad = json_string(j, "sentence_bad", where);
-    check_pair_sentence(m.good, where, "\"sentence_good\"");
-    check_pair_sentence(m.bad, where, "\"sentence_bad\"");
+    m.good = json_string(j, good, where);
+    m.bad = json_string(j, bad, where);
+    check_pair_sentence(m.good, where, "\"" + good + "\"");
+    check_pair_sentence(m.bad, where, "\"" + bad + "\"");
     m.paradigm = optional_name(j, "UID", where, stem);
     m.phenomenon = optional_name(j, "linguistics_term", where, m.paradigm);
+    records.push_back({where, std::move(m)});
+  }
+  // A first record that is no sentence pair like the others (a header turned into an object).
+  size_t first = 0;
+  if (!records.empty() && header != HeaderRule::absent) {
+    const MinimalPair& f = records[0].pair;
+    std::vector<std::vector<std::string>> rest;
+    for (size_t r = 1; r < records.size() && r <= 20; ++r)
+      rest.push_back({records[r].pair.good, records[r].pair.bad});
+    const bool like = header_like_row({f.good, f.bad}, rest);
+    BB_CHECK(like || header != HeaderRule::present, "{}: --header given but the first record "
+             "({}, {}) is a sentence pair like the others", records[0].where, f.good, f.bad);
+    BB_CHECK(!like || header == HeaderRule::present, "{}: the first record ({}, {}) looks like a "
+             "header, not a sentence pair like the others; --header skips it, --no-header scores "
+             "it as a pair", records[0].where, f.good, f.bad);
+    if (like) {
+      first = 1;
+      s.notes.push_back(fmt::format("{}: skipped by --header ({}, {})", records[0].where, f.good, f.bad));
+    }
+  }
+  const bool renamed = !used.count("sentence_good") || !used.count("sentence_bad");
+  if (renamed || !ignored.empty()) {
+    std::string note = fmt::format("{}: sentences read from the keys {}", p.string(),
+                                   fmt::join(used, ", "));
+    if (!ignored.empty()) note += fmt::format("; ignored: {}", fmt::join(ignored, ", "));
+    s.notes.push_back(note);
+  }
+  for (size_t r = first; r < records.size(); ++r) {
+    MinimalPair m = std::move(records[r].pair);
     m.index = counts[m.paradigm]++;
     s.pairs.push_back(std::move(m));
   }
@@ -179,7 +255,7 @@ void load_file(const fs::path& f, const SuiteOptions& o, std::map<std::string, s
   if (o.format == SuiteFormat::zorro || f.extension() == ".txt") {
     load_zorro(f, text, o.order, o.format, s);
   } else if (f.extension() == ".jsonl") {
-    load_blimp(f, text, s);
+    load_blimp(f, text, o.header, s);
   } else {
     PairTable t = read_pair_table(f, text, o.header);
     std::move(t.pairs.begin(), t.pairs.end(), std::back_inserter(s.pairs));

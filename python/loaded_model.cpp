@@ -48,6 +48,8 @@ int LoadedModel::heads() const { return scorer_.config().heads; }
 void LoadedModel::use_threads() const { set_threads(threads_); }
 
 std::vector<SentenceScore> LoadedModel::score(const std::vector<std::string>& sentences, Method m) {
+  for (size_t i = 0; i < sentences.size(); ++i)  // the CLI's check (score: stdin:N)
+    check_sentence_to_score(sentences[i], fmt::format("sentences[{}]", i));
   use_threads();
   return scorer_.score(sentences, m);
 }

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "python/engine_call.h"
 #include "probing/compare.h"
+#include "probing/primary_endpoints.h"
 #include "probing/report.h"
 #include "python/loaded_model.h"
 #include "python/training.h"
@@ -47,7 +48,7 @@ py::list sequence_score(LoadedModel& m, const std::vector<std::string>& sentence
   const std::vector<double> scores = engine_call([&] {
     std::vector<double> out;
     for (const SentenceScore& s : m.score(sentences, meth))
-      out.push_back(reduce_logprobs(s.logprobs, meth, red));
+      out.push_back(reduce_to_logprob(s.logprobs, red));  // every method: higher is better
     return out;
   });
   return py::cast(scores);
@@ -88,21 +89,16 @@ py::tuple attention(const LoadedModel& m, const std::string& sentence) {
   return py::make_tuple(w, a.pieces);
 }
 
-// `probe`'s run (runs/probe_run.h), writing its result files at `out`.
-void probe(const ProbeArgs& a) {
-  engine_call([&] {
-    run_probe(a);
-    return 0;
-  });
-}
-
 // `compare`'s report (report.md, report.csv, findings.md, charts) in `out`.
 void compare(const std::vector<std::filesystem::path>& results, const std::filesystem::path& out,
-             const std::string& baseline, int bootstrap) {
+             const std::string& baseline, int bootstrap, const std::vector<std::string>& primary) {
   BB_CHECK(bootstrap >= 1 && bootstrap <= 1000000, "bootstrap: {} replicates, expected 1 to "
            "1,000,000", bootstrap);
   engine_call([&] {
-    write_report(out, compare_runs(load_runs(result_files(results)), bootstrap, 1, baseline));
+    Comparison c = compare_runs(load_runs(result_files(results)), bootstrap, 1, baseline);
+    c.primary = primary;
+    check_primary_endpoints(c, c.primary);
+    write_report(out, c);
     return 0;
   });
 }
@@ -162,6 +158,7 @@ py::dict trained_values(const LoadedModel& m) {
 PYBIND11_MODULE(_babyberta, m) {
   using namespace bb::python;
   m.doc() = "babyberta.cpp's engine; use the `babyberta` package that wraps it";
+  m.attr("__version__") = BB_VERSION;  // the project's version (CMakeLists.txt, CHANGELOG.md)
   py::register_exception<bb::Error>(m, "Error", PyExc_RuntimeError);
   // The CLI re-execs itself to get OpenBLAS's full-width kernels; a module cannot, so it says.
   m.def("blas_info", [] {
@@ -188,14 +185,15 @@ PYBIND11_MODULE(_babyberta, m) {
   m.def("probe", [](const std::string& model, const std::vector<std::string>& suites,
                     const std::string& out, const std::string& method, const std::string& reduction,
                     const std::string& tie_rule, int pairs_per_paradigm, int threads,
-                    const std::string& device) {
+                    const std::string& device, std::optional<bool> header) {
     bb::ProbeArgs a{.model = model, .suite = suites.at(0), .out = out, .method = method,
                 .tie_rule = tie_rule, .reduction = reduction, .threads = threads, .device = device,
-                .pairs_per_paradigm = pairs_per_paradigm, .quiet = true, .suites = suites};
-    probe(a);
+                .pairs_per_paradigm = pairs_per_paradigm, .quiet = true, .suites = suites,
+                .header = header.value_or(false), .no_header = header && !*header};
+    return engine_call([&] { return run_probe(a).notes; });  // the notes the CLI prints
   }, "model"_a, "suites"_a, "out"_a, "method"_a, "reduction"_a, "tie_rule"_a,
-     "pairs_per_paradigm"_a, "threads"_a, "device"_a);
-  m.def("compare", &compare, "results"_a, "out"_a, "baseline"_a, "bootstrap"_a);
+     "pairs_per_paradigm"_a, "threads"_a, "device"_a, "header"_a);
+  m.def("compare", &compare, "results"_a, "out"_a, "baseline"_a, "bootstrap"_a, "primary"_a);
   m.def("saturation", [](const std::vector<std::string>& models, const std::string& suite,
                          const std::string& out, const std::optional<std::vector<double>>& scales,
                          const std::optional<std::vector<double>>& boosts, int sentences,

@@ -49,6 +49,7 @@ icl::GroupReport read_group(const fs::path& eval_json, const std::vector<Run>& r
   const nlohmann::json j = read_json_file(eval_json);
   const bool quant = icl::is_quantification(icl::parse_task(j.at("task").get<std::string>()));
   icl::GroupReport g;
+  g.score_max = quant ? 1.0 : INFINITY;  // a share, or an unbounded MSE
   g.score = fmt::format("{} from point {} on", quant ? "share of sequences with a wrong sign"
                                                      : "mean squared error",
                         j.at("from_point").get<int>());

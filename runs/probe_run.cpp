@@ -133,7 +133,8 @@ ProbeSummary run_probe(const ProbeArgs& a) {
     good.push_back(reduce_logprobs(scores[i].logprobs, method, reduction));
     bad.push_back(reduce_logprobs(scores[suite.pairs.size() + i].logprobs, method, reduction));
   }
-  const ProbeSummary s = summarize(suite, good, bad, method, ties);
+  ProbeSummary s = summarize(suite, good, bad, method, ties);
+  s.notes = suite.notes;
   if (!a.out.empty())
     write_probe_results(a.out, probe_header(a, scorer, suite, method, ties, device, progress,
                                             sentences.size()), s);

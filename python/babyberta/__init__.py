@@ -4,9 +4,12 @@
     m = babyberta.load("runs/ssa", device="cpu", threads=2)
     m.sequence_score(["the dog is here .", "the dog are here ."], method="pll", reduction="sum")
 
-Scores are the numbers `babyberta score` prints: pll and pll-word-l2r (minicons' "original" and
-"within_word_l2r") are log-probabilities, higher is better; holistic is BabyBERTa's cross-entropy,
-lower is better. Engine errors raise babyberta.Error with the CLI's one-line message.
+Every score sequence_score returns is a log-probability, higher is better, whatever the method and
+reduction (as minicons'): for pll and pll-word-l2r (minicons' "original" and "within_word_l2r") the
+number `babyberta score` prints; for holistic minus it (the CLI prints BabyBERTa's cross-entropy,
+sum_ce or mean_ce, lower is better: sum_ce = -sequence_score(..., "holistic", "sum")). Before
+0.2.0 holistic with a string reduction returned the cross-entropy (CHANGELOG.md). Engine errors
+raise babyberta.Error with the CLI's one-line message.
 """
 import csv
 import difflib
@@ -17,9 +20,9 @@ import tempfile
 import warnings
 
 from . import _babyberta as _engine
-from ._babyberta import Error, blas_info
+from ._babyberta import Error, __version__, blas_info
 
-__all__ = ["Error", "Model", "blas_info", "compare", "load", "probe", "saturation", "train"]
+__all__ = ["Error", "Model", "__version__", "blas_info", "compare", "load", "probe", "saturation", "train"]
 Error.__module__ = __name__  # shown as babyberta.Error
 
 
@@ -79,9 +82,11 @@ class Model:
         return self._engine.trained_values
 
     def sequence_score(self, sentences, method="pll", reduction="mean"):
-        """One score per sentence. reduction: "mean" (minicons' default), "sum" (`babyberta score`'s
-        default for pll), or a callable on each sentence's per-token log-probabilities (a numpy
-        array) returning its score."""
+        """One log-probability per sentence, higher is better, for every method (holistic too: the
+        negative of the cross-entropy `babyberta score` prints). reduction: "mean" (minicons'
+        default), "sum" (`babyberta score`'s default for pll), or a callable on each sentence's
+        per-token log-probabilities (a numpy array) returning its score. An empty sentence raises
+        babyberta.Error, as `babyberta score` refuses it."""
         sentences = _sentences(sentences)
         if isinstance(reduction, str):
             return self._engine.sequence_score(sentences, method, reduction)
@@ -121,19 +126,28 @@ def load(run_dir, device="cpu", threads=1):
 
 
 def probe(model, suite, method="holistic", reduction=None, tie_rule="half",
-          pairs_per_paradigm=None, out=None, threads=None, device="cpu"):
+          pairs_per_paradigm=None, out=None, threads=None, device="cpu", header=None):
     """Scores a suite's minimal pairs as `babyberta probe` does; returns the result it writes (F.json
-    as a dict) with its pairs (F.pairs.jsonl) under "pairs". `model`: a Model or a model directory;
-    `suite`: a suite path or a list of them; `out`: where to write the files (default: nowhere)."""
+    as a dict) with its pairs (F.pairs.jsonl) under "pairs" and the notes `probe` prints (a header
+    row read, keys ignored) under "notes", each also issued as a UserWarning. `model`: a Model or a
+    model directory; `suite`: a suite path or a list of them; `out`: where to write the files
+    (default: nowhere); `header`: a .tsv/.csv/.jsonl's first row: None detects it (a row that
+    looks like a header but names no good and bad column raises babyberta.Error), True is
+    `--header`, False `--no-header`."""
+    if header not in (None, True, False):
+        raise TypeError("header: expected None (detect), True or False")
     model_dir = model.path if isinstance(model, Model) else model
     if threads is None:
         threads = model._engine.threads if isinstance(model, Model) else 1
     suites = [str(suite)] if isinstance(suite, (str, os.PathLike)) else [str(s) for s in suite]
     with tempfile.TemporaryDirectory() as scratch:
         target = pathlib.Path(out) if out is not None else pathlib.Path(scratch) / "probe.json"
-        _engine.probe(str(model_dir), suites, str(target), method, reduction or "", tie_rule,
-                      pairs_per_paradigm or 0, threads, device)
+        notes = _engine.probe(str(model_dir), suites, str(target), method, reduction or "",
+                              tie_rule, pairs_per_paradigm or 0, threads, device, header)
+        for note in notes:
+            warnings.warn(f"babyberta: {note}", UserWarning, stacklevel=2)
         result = json.loads(target.read_text())
+        result["notes"] = notes
         pairs = target.with_name(target.stem + ".pairs.jsonl")
         result["pairs"] = [json.loads(line) for line in pairs.read_text().splitlines() if line]
     return result
@@ -149,15 +163,18 @@ def _number(text):
             return text
 
 
-def compare(results, out=None, baseline="softmax", bootstrap=1000):
+def compare(results, out=None, baseline="softmax", bootstrap=1000, primary=()):
     """Compares probe results as `babyberta compare` does and returns report.csv's records (one
     dict per level, name and group: means, sd, differences, intervals, tests); `pandas.DataFrame(
     records)` makes a table of them. `results`: result files (F.json) or directories of them;
-    `out`: the report directory (default: nowhere)."""
+    `out`: the report directory (default: nowhere); `primary`: `--primary`'s endpoints ("overall",
+    phenomena, paradigms), tested together in findings.md."""
+    if isinstance(primary, str):
+        primary = [primary]
     paths = [str(results)] if isinstance(results, (str, os.PathLike)) else [str(r) for r in results]
     with tempfile.TemporaryDirectory() as scratch:
         target = pathlib.Path(out) if out is not None else pathlib.Path(scratch)
-        _engine.compare(paths, str(target), baseline, bootstrap)
+        _engine.compare(paths, str(target), baseline, bootstrap, list(primary))
         with open(target / "report.csv", newline="") as f:
             rows = list(csv.DictReader(f))
     return [{k: None if v in (None, "") else _number(v) for k, v in row.items()} for row in rows]

@@ -14,6 +14,12 @@ def binary():
     return path
 
 
+@pytest.fixture(scope="session")
+def repo_root():
+    """The source tree (python/tests/ is two levels below it)."""
+    return pathlib.Path(__file__).resolve().parents[2]
+
+
 def _corpus():
     subjects = ["the dog", "the cat", "a bird", "my mom", "the baby", "your ball"]
     verbs = ["sees", "wants", "likes", "has", "finds", "takes"]

@@ -52,6 +52,10 @@ def test_compare_returns_the_report_records(model, suite, tmp_path):
     assert babyberta.compare(tmp_path, baseline="ssa")[0].keys() == records[0].keys()  # a folder
     with pytest.raises(babyberta.Error, match="a pairs file; give its result file"):
         babyberta.compare([tmp_path / "pll.pairs.jsonl"])
+    babyberta.compare(files, out=tmp_path / "primary", baseline="ssa", primary="overall")
+    assert "## Primary endpoints" in (tmp_path / "primary" / "findings.md").read_text()
+    with pytest.raises(babyberta.Error, match="--primary: 'binding' is neither overall"):
+        babyberta.compare(files, baseline="ssa", primary=["overall", "binding"])
 
 
 def test_attention_weights(model):
@@ -77,3 +81,25 @@ def test_saturation_is_the_cli_analysis(model, model_dir, binary, suite, tmp_pat
     assert len(analytic["models"]) == 2
     with pytest.raises(babyberta.Error, match="give --suite"):
         babyberta.saturation(model)
+
+
+def test_probe_refuses_a_header_like_row_and_reads_a_named_one(model, tmp_path):
+    """Issue 46, item 1, in Python: the CSV header good_sent,bad_sent is read as a header (two
+    pairs, a warning with the CLI's note), sentence_a,sentence_b is refused naming the flags, and
+    header=True / False decide."""
+    named = tmp_path / "h2.csv"
+    named.write_text("good_sent,bad_sent\nthe dog sees the toy .,the dog see the toy .\n"
+                     "the cat wants some milk .,the cat want some milk .\n")
+    with pytest.warns(UserWarning, match="h2.csv: line 1 is a header"):
+        result = babyberta.probe(model, named)
+    assert result["paradigms"]["h2"]["pairs"] == 2
+    assert any("line 1 is a header (good_sent, bad_sent)" in n for n in result["notes"])
+    unnamed = tmp_path / "h3.csv"
+    unnamed.write_text("sentence_a,sentence_b\nthe dog sees the toy .,the dog see the toy .\n")
+    with pytest.raises(babyberta.Error, match="looks like a header.*--header.*--no-header"):
+        babyberta.probe(model, unnamed)
+    with pytest.warns(UserWarning, match="columns read by position"):
+        assert babyberta.probe(model, unnamed, header=True)["paradigms"]["h3"]["pairs"] == 1
+    assert babyberta.probe(model, unnamed, header=False)["paradigms"]["h3"]["pairs"] == 2
+    with pytest.raises(TypeError, match="header"):
+        babyberta.probe(model, unnamed, header="yes")

@@ -36,11 +36,57 @@ def test_model_description(model, model_dir):
     assert str(model.path) == str(model_dir)
 
 
-@pytest.mark.parametrize("method,field", [("pll", "pll"), ("holistic", "sum_ce"),
-                                          ("pll-word-l2r", "pll")])
+@pytest.mark.parametrize("method,field", [("pll", "pll"), ("pll-word-l2r", "pll")])
 def test_sum_is_the_cli_score_to_the_bit(model, model_dir, binary, method, field):
     expected = [r[field] for r in cli_scores(binary, model_dir, method, "sum")]
     assert model.sequence_score(SENTENCES, method=method, reduction="sum") == expected
+
+
+@pytest.mark.parametrize("reduction,field", [("sum", "sum_ce"), ("mean", "mean_ce")])
+def test_holistic_is_the_cli_cross_entropy_negated(model, model_dir, binary, reduction, field):
+    """Issue 46, item 3: the CLI's holistic score is BabyBERTa's cross-entropy (lower is better);
+    Python's is its log-probability (higher is better): sum_ce = -sequence_score(reduction="sum"),
+    mean_ce = -sequence_score(reduction="mean"), to the bit."""
+    cli = [r[field] for r in cli_scores(binary, model_dir, "holistic", reduction)]
+    assert model.sequence_score(SENTENCES, method="holistic", reduction=reduction) == \
+        [-ce for ce in cli]
+
+
+@pytest.mark.parametrize("method", ["holistic", "pll", "pll-word-l2r"])
+def test_every_reduction_form_has_one_direction(model, method):
+    """Issue 46, item 3, the exact input: reduction="sum" and reduction=lambda x: x.sum() agree in
+    sign (both log-probabilities, negative), as do "mean" and np.mean."""
+    by_name = model.sequence_score(SENTENCES, method=method, reduction="sum")
+    by_callable = model.sequence_score(SENTENCES, method=method, reduction=lambda x: x.sum())
+    assert by_callable == pytest.approx(by_name, rel=1e-12)
+    assert all(v < 0 for v in by_name)
+    means = model.sequence_score(SENTENCES, method=method, reduction="mean")
+    assert model.sequence_score(SENTENCES, method=method, reduction=np.mean) == \
+        pytest.approx(means, rel=1e-12)
+
+
+@pytest.mark.parametrize("sentences", [[""], ["the dog .", "  "]])
+def test_an_empty_sentence_is_refused_as_the_cli_refuses_it(model, model_dir, binary, sentences):
+    """Issue 46, item 2: sequence_score([""]) returned 0.0 (the best log-prob); the CLI refuses
+    "stdin:1: empty sentence". Same check, same refusal, in every scoring call."""
+    at = next(i for i, s in enumerate(sentences) if not s.strip())
+    for call in (lambda: model.sequence_score(sentences),
+                 lambda: model.sequence_score(sentences, method="holistic", reduction=len),
+                 lambda: model.token_score(sentences)):
+        with pytest.raises(babyberta.Error, match=rf"^sentences\[{at}\]: empty sentence"):
+            call()
+    cli = subprocess.run([binary, "score", "--model", str(model_dir)], input="\n".join(sentences)
+                         + "\n", text=True, capture_output=True)
+    assert cli.returncode != 0
+    assert f"stdin:{at + 1}: empty sentence" in cli.stderr
+
+
+def test_version_is_the_changelog_s_newest(repo_root):
+    """Issue 46, item 3: the change of direction bumped the version, and CHANGELOG.md says so."""
+    import re
+    newest = re.search(r"^## (\d+\.\d+\.\d+)", (repo_root / "CHANGELOG.md").read_text(), re.M)
+    assert babyberta.__version__ == newest.group(1)
+    assert tuple(int(x) for x in babyberta.__version__.split(".")) >= (0, 2, 0)
 
 
 def test_mean_is_the_default_and_minicons_names(model, model_dir, binary):

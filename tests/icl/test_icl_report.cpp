@@ -107,3 +107,70 @@ TEST_CASE("the censored sign test: a sigma beyond the grid is above any reached 
   CHECK(icl::censored_sign_test(a, b).p == doctest::Approx(14.0 / 64));
   CHECK(icl::censored_sign_test(a, b).higher == 5);
 }
+
+TEST_CASE("statistics out of range are said in words (issue 46, item 4)") {
+  // Both functions score 0.000 at every seed: no variance, not "detectable ±nan".
+  const icl::PairedDifference zero = icl::paired_difference({0, 0, 0}, {0, 0, 0}, {-1, 1});
+  CHECK(zero.no_variance);
+  CHECK_FALSE(zero.tested);
+  CHECK(zero.mean == 0);
+  icl::GroupReport g{.title = "every, full, 40 points", .score = "share", .score_max = 1.0,
+                     .sigmas = {1, 2}, .runs = {}};
+  for (int seed = 1; seed <= 3; ++seed) {
+    g.runs.push_back({"softmax", seed, {0.0, 0.0}});
+    g.runs.push_back({"ssa", seed, {0.0, seed == 1 ? 0.9 : 0.0}});
+  }
+  const std::string md = icl::experiment_markdown({g}, "softmax");
+  CHECK(md.find("nan") == std::string::npos);
+  CHECK(md.find("+0.000 (no variance: every seed pair differs by exactly this; not testable)") !=
+        std::string::npos);
+  // A share difference's t interval, -0.312 [-1.657, +1.032] before, is clipped to [-1, 1], marked.
+  const icl::PairedDifference wide =
+      icl::paired_difference({0.9, 0.1, 0.95}, {0.0, 0.96, 0.05}, {-1, 1});
+  REQUIRE(wide.tested);
+  CHECK(wide.lo == -1.0);
+  CHECK(wide.lo_clipped);
+  CHECK(wide.hi <= 1.0);
+  CHECK(icl::interval_text(wide, 3).find("-1.000‡") != std::string::npos);
+  CHECK(md.find("+1.000‡]") != std::string::npos);  // seed 1's 0.9 alone: the upper end clipped
+  // A σ₅₀ difference on a grid of 1..29 (span 28): a detectable ±43 is beyond the grid.
+  const icl::PairedDifference sigma =
+      icl::paired_difference({5, 25, 6}, {20, 4, 29}, {-28, 28});
+  REQUIRE(sigma.tested);
+  CHECK(sigma.detectable > 28);
+  CHECK(sigma.beyond_range);
+  CHECK(icl::detectable_text(sigma, 2, "the σ grid's span of 28").find(
+            "detectable: beyond the σ grid's span of 28") == 0);
+  // The issue's numbers: -0.312 [-1.657, +1.032] for a share difference over 3 seeds.
+  const icl::PairedDifference issue =
+      icl::paired_difference({0.9, 0.5, 0.3}, {0.0468, 0.188, 0.5292}, {-1, 1});
+  CHECK(issue.mean == doctest::Approx(-0.312).epsilon(1e-3));
+  const bb::PairedTest raw = bb::paired_t_test({0.9, 0.5, 0.3}, {0.0468, 0.188, 0.5292});
+  CHECK(raw.lo == doctest::Approx(-1.657).epsilon(1e-3));
+  CHECK(raw.hi == doctest::Approx(1.032).epsilon(1e-3));
+  CHECK(icl::interval_text(issue, 3) == "[-1.000‡, +1.000‡]");
+  // Unbounded by default: nothing clipped, nothing beyond.
+  const icl::PairedDifference free = icl::paired_difference({5, 25, 6}, {20, 4, 29});
+  CHECK_FALSE(free.lo_clipped);
+  CHECK_FALSE(free.beyond_range);
+}
+
+TEST_CASE("eval's per-point shares come from counts: all right is exactly 1 (issue 46, item 4)") {
+  icl::EvalGrid g;
+  g.task = icl::Task::every, g.points = {40}, g.sigma_x = {1}, g.sequences = 1000;
+  // The label's own sign: right everywhere; 1000 additions of 1/1000 gave 1.0000000000000007.
+  const icl::EvalResult r = icl::evaluate(g, "oracle", false, [](const icl::Sequences& s) {
+    std::vector<float> out(s.y.size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = s.y[i] > 0 ? 1.f : -1.f;
+    return out;
+  });
+  for (double v : r.cells.at(0).per_point) CHECK(v == 1.0);
+  const icl::EvalResult half = icl::evaluate(g, "plus", false, [](const icl::Sequences& s) {
+    return std::vector<float>(s.y.size(), 1.f);
+  });
+  for (double v : half.cells.at(0).per_point) {
+    const double count = v * 1000;  // an exact share: count / 1000 for a whole count
+    CHECK(count == doctest::Approx(std::round(count)).epsilon(1e-15));
+    CHECK(v == std::round(count) / 1000);
+  }
+}

@@ -13,6 +13,7 @@
 
 #include "common/files.h"
 #include "probing/compare.h"
+#include "probing/primary_endpoints.h"
 #include "probing/report.h"
 #include "probing/report_charts.h"
 #include "probing/results.h"
@@ -294,5 +295,62 @@ TEST_CASE("compare: methods are strata, never subtracted across; --baseline pick
   CHECK_THROWS_WITH_AS(compare_runs(load_runs(files), 200, 1, "cosformer"),
                        doctest::Contains("no results labelled 'cosformer' to compare with "
                                          "(--baseline; the labels are: softmax, ssa)"),
+                       Error);
+}
+
+TEST_CASE("compare: a 2-seed grid's findings say exploratory, nothing tested (issue 46, item 5)") {
+  // Two seeds per group: no t interval anywhere, while the seeds-and-pairs bootstrap interval of a
+  // 20-point gap excludes 0. findings.md said "no phenomenon or paradigm interval excludes 0".
+  test::TempDir d("twoseeds");
+  const auto files = write_paired_groups(d.path, {60, 62}, {80, 81});
+  const Comparison c = compare_runs(load_runs(files), 200);
+  CHECK_FALSE(c.paradigm_diff[1].at("agr-x").has_ci);
+  CHECK(c.paradigm_diff[1].at("agr-x").has_boot);
+  write_report(d.path / "report", c);
+  const std::string findings = read_file(d.path / "report" / "findings.md");
+  CHECK(findings.find("no phenomenon or paradigm interval excludes 0") == std::string::npos);
+  CHECK(findings.find("phenomena and paradigms: exploratory, nothing tested") != std::string::npos);
+  CHECK(findings.find("a bootstrap interval that excludes 0 is no test") != std::string::npos);
+  // With 3 seeds the old sentence stays, with the count of what was tested.
+  test::TempDir e("threeseeds");
+  const Comparison t = compare_runs(load_runs(write_paired_groups(e.path, {60, 65, 55},
+                                                                  {63, 63, 56})), 200);
+  write_report(e.path / "report", t);
+  CHECK(read_file(e.path / "report" / "findings.md").find("interval excludes 0 (") !=
+        std::string::npos);
+}
+
+TEST_CASE("compare --primary: the fixed endpoints tested together, Holm over them alone") {
+  test::TempDir d("primary");
+  std::vector<fs::path> files = write_paired_groups(d.path, {60, 65, 55}, {71, 74, 66});
+  // A published model's 3 runs as a reference group (overall 45, 55, 65: agr-x 40, 60, 80).
+  for (int k = 0; k < 3; ++k) {
+    const fs::path f = write_run(d.path / "ref", "published", k + 1, 40 + 20 * k);
+    nlohmann::json j = nlohmann::json::parse(read_file(f));
+    j["reference"] = true;
+    write_file_atomic(f, j.dump());
+    files.push_back(f);
+  }
+  Comparison c = compare_runs(load_runs(files), 200);
+  c.primary = {"overall", "agr", "bind"};
+  write_report(d.path / "report", c);
+  const std::string md = read_file(d.path / "report" / "findings.md");
+  REQUIRE(md.find("## Primary endpoints") != std::string::npos);
+  CHECK(md.find("Fixed before the evaluation: overall, agr, bind") != std::string::npos);
+  CHECK(md.find("| p (Holm over 3) |") != std::string::npos);
+  // overall: paired t over 3 seeds (differences 5.5, 4.5, 5.5); its Holm p is at most 3 times
+  // its p and at least its p.
+  const Difference& o = c.overall_diff[1];
+  const std::vector<double> holm = holm_adjust({o.p, c.phenomenon_diff[1].at("agr").p,
+                                                c.phenomenon_diff[1].at("bind").p});
+  CHECK(md.find(fmt::format("| overall | {:+.1f} [{:+.1f}, {:+.1f}] | paired t, 3 seeds | {:.3f} | "
+                            "{:.3f} |", o.diff, o.lo, o.hi, o.p, holm[0])) != std::string::npos);
+  CHECK(md.find("**published (reference)**: overall 55.0 ± 10.0 over 3 runs, from 45.00 to 65.00. "
+                "softmax (3 seeds, mean 55.0): within its range.") != std::string::npos);
+  // A name that is no endpoint of these results is refused, listing the phenomena.
+  c.primary = {"overall", "agreement"};
+  CHECK_THROWS_WITH_AS(check_primary_endpoints(c, c.primary),
+                       doctest::Contains("--primary: 'agreement' is neither overall nor a "
+                                         "phenomenon or paradigm of these results (phenomena: agr, bind)"),
                        Error);
 }

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "probing/pair_table.h"
 #include "probing/suite.h"
 #include "shared_data.h"
 #include "temp_dir.h"
@@ -102,6 +103,79 @@ TEST_CASE("a TSV header row maps the columns by name and is not scored as a pair
                        Error);
 }
 
+TEST_CASE("a first row that is no sentence pair like the others is never scored silently") {
+  test::TempDir d("header-like");
+  // Issue 46's input: identifier-like names that say which column is good and which bad.
+  write_file_atomic(d.path / "h2.csv", "good_sent,bad_sent\n"
+                                       "the dog runs .,the dog run .\nthe cats are .,the cats is .\n");
+  const Suite h = load_suite(d.path / "h2.csv");
+  REQUIRE(h.pairs.size() == 2);
+  CHECK(h.pairs[0].good == "the dog runs .");
+  REQUIRE(h.notes.size() == 1);
+  CHECK(h.notes[0].find("line 1 is a header (good_sent, bad_sent): columns read by name") !=
+        std::string::npos);
+  // camelCase and reversed order map by name too.
+  write_file_atomic(d.path / "c.tsv", "badSentence\tgoodSentence\nthe dog run .\tthe dog runs .\n");
+  CHECK(load_suite(d.path / "c.tsv").pairs.at(0).good == "the dog runs .");
+  // Names that say neither good nor bad: refused, naming both flags; each flag then decides.
+  write_file_atomic(d.path / "a.csv", "sentence_a,sentence_b\nthe dog runs .,the dog run .\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "a.csv"),
+                       doctest::Contains("a.csv:1: the first row (sentence_a, sentence_b) looks like "
+                                         "a header, not a sentence pair like the others; --header "
+                                         "skips it (columns by position), --no-header scores it"),
+                       Error);
+  const Suite skipped = load_suite(d.path / "a.csv", {.header = HeaderRule::present});
+  REQUIRE(skipped.pairs.size() == 1);
+  CHECK(skipped.pairs[0].good == "the dog runs .");
+  CHECK(skipped.notes.at(0).find("columns read by position") != std::string::npos);
+  CHECK(load_suite(d.path / "a.csv", {.header = HeaderRule::absent}).pairs.size() == 2);
+  // Plain words above sentences: refused; plain words above plain words: one-word pairs.
+  write_file_atomic(d.path / "w.tsv", "first\tsecond\nthe dog runs .\tthe dog run .\n"
+                                      "a cat sits .\ta cat sit .\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "w.tsv"), doctest::Contains("looks like a header"), Error);
+  write_file_atomic(d.path / "words.csv", "cat,cats\ndog,dogs\n");
+  const Suite words = load_suite(d.path / "words.csv");
+  CHECK(words.pairs.size() == 2);
+  CHECK(words.notes.empty());
+  // A one-word pair alone, and a good_vs_bad name (both words): data, not a header.
+  write_file_atomic(d.path / "one.csv", "cat,cats\n");
+  CHECK(load_suite(d.path / "one.csv").pairs.size() == 1);
+  CHECK_FALSE(pair_column_of("good_vs_bad").has_value());
+  CHECK(pair_column_of("Grammatical_Sentence") == PairColumn::good);
+  CHECK(pair_column_of("sent_incorrect") == PairColumn::bad);
+  CHECK_FALSE(pair_column_of("the good dog").has_value());  // a sentence, not a name
+}
+
+TEST_CASE("JSONL: keys read by name, the others named, a header-like first record refused") {
+  test::TempDir d("jsonl-keys");
+  write_file_atomic(d.path / "k.jsonl",
+                    "{\"good\": \"the dog runs .\", \"bad\": \"the dog run .\", \"id\": 1}\n");
+  const Suite k = load_suite(d.path / "k.jsonl");
+  REQUIRE(k.pairs.size() == 1);
+  CHECK(k.pairs[0].bad == "the dog run .");
+  REQUIRE(k.notes.size() == 1);
+  CHECK(k.notes[0].find("sentences read from the keys bad, good; ignored: id") != std::string::npos);
+  // BLiMP's own keys are neither read as sentences nor noted (one_prefix_word_good is a word).
+  write_file_atomic(d.path / "b.jsonl",
+                    "{\"sentence_good\": \"a b .\", \"sentence_bad\": \"b a .\", "
+                    "\"one_prefix_word_good\": \"a\", \"UID\": \"x\", \"pairID\": \"0\"}\n");
+  const Suite b = load_suite(d.path / "b.jsonl");
+  CHECK(b.pairs.at(0).good == "a b .");
+  CHECK(b.notes.empty());
+  write_file_atomic(d.path / "h.jsonl",
+                    "{\"sentence_good\": \"sentence_good\", \"sentence_bad\": \"sentence_bad\"}\n"
+                    "{\"sentence_good\": \"the dog runs .\", \"sentence_bad\": \"the dog run .\"}\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "h.jsonl"),
+                       doctest::Contains("h.jsonl:1: the first record (sentence_good, sentence_bad) "
+                                         "looks like a header"), Error);
+  CHECK(load_suite(d.path / "h.jsonl", {.header = HeaderRule::present}).pairs.size() == 1);
+  CHECK(load_suite(d.path / "h.jsonl", {.header = HeaderRule::absent}).pairs.size() == 2);
+  write_file_atomic(d.path / "two.jsonl",
+                    "{\"good\": \"a b .\", \"grammatical\": \"a b .\", \"bad\": \"b a .\"}\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "two.jsonl"),
+                       doctest::Contains("keys good, grammatical all name the good sentence"), Error);
+}
+
 TEST_CASE("CSV: RFC 4180 quoting, CRLF, a byte-order mark, a header, and errors by line") {
   test::TempDir d("csv");
   write_file_atomic(d.path / "c.csv", "\xEF\xBB\xBFsentence_good,sentence_bad\r\n"
@@ -158,7 +232,8 @@ TEST_CASE("malformed suites are reported with file and line") {
   write_file_atomic(d.path / "b.jsonl", "{\"sentence_good\": \"x\", \"sentence_bad\": \"y\"}\n{broken\n");
   CHECK_THROWS_WITH_AS(load_suite(d.path / "b.jsonl"), doctest::Contains("b.jsonl:2: not valid JSON"), Error);
   write_file_atomic(d.path / "c.jsonl", "{\"sentence_good\": \"x\"}\n");
-  CHECK_THROWS_WITH_AS(load_suite(d.path / "c.jsonl"), doctest::Contains("c.jsonl:1: \"sentence_bad\" is missing, expected a string"), Error);
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "c.jsonl"), doctest::Contains("c.jsonl:1: no bad sentence among the keys (sentence_good); expected "
+                                         "sentence_good and sentence_bad"), Error);
   write_file_atomic(d.path / "t.tsv", "only one field\n");
   CHECK_THROWS_WITH_AS(load_suite(d.path / "t.tsv"), doctest::Contains("t.tsv:1: 1 fields, expected good<TAB>bad"), Error);
   CHECK_THROWS_WITH_AS(load_suite(d.path / "nope"), doctest::Contains("nope: no such suite"), Error);

@@ -116,6 +116,46 @@ expect_fail "probe: an unclosed CSV quote names the line" \
   "open.csv:1: a quoted field opened here is never closed" \
   "$BB" probe --model model --suite open.csv --out r.json
 
+# Issue 46, item 1: a first row that is no sentence pair like the others is never scored silently.
+# The exact input of the issue: good_sent,bad_sent and two pairs (3 lines) scored 66.7 before.
+printf 'good_sent,bad_sent\nthe dog sees the toy .,the dog see the toy .\nthe cats are here .,the cats is here .\n' \
+  > "$WORK/h2.csv"
+"$BB" probe --model model --suite h2.csv --out h2.json >/dev/null 2>h2.err
+check "probe: good_sent,bad_sent is read as a header (2 pairs scored, not 3)" \
+  bash -c "grep -A2 '\"h2\": {' h2.json | grep -q '\"pairs\": 2,'"
+check "probe: ... and the note on stderr says so" \
+  grep -q '^babyberta: note: h2.csv: line 1 is a header (good_sent, bad_sent): columns read by name' h2.err
+printf 'sentence_a,sentence_b\nthe dog sees the toy .,the dog see the toy .\n' > "$WORK/h3.csv"
+expect_fail "probe: a header-like first row that names no good/bad column is refused" \
+  "h3.csv:1: the first row \(sentence_a, sentence_b\) looks like a header.*--header skips it.*--no-header scores it" \
+  "$BB" probe --model model --suite h3.csv --out r.json
+"$BB" probe --model model --suite h3.csv --out h3.json --header >/dev/null 2>h3.err
+check "probe --header: the unnamed header row is skipped, columns by position (1 pair)" \
+  bash -c "grep -A2 '\"h3\": {' h3.json | grep -q '\"pairs\": 1,' && grep -q 'columns read by position' h3.err"
+"$BB" probe --model model --suite h3.csv --out h3n.json --no-header >/dev/null 2>&1
+check "probe --no-header: the same row is scored as a pair (2 pairs)" \
+  bash -c "grep -A2 '\"h3\": {' h3n.json | grep -q '\"pairs\": 2,'"
+printf 'col1\tcol2\nthe dog sees the toy .\tthe dog see the toy .\nthe cats are here .\tthe cats is here .\n' > "$WORK/h4.tsv"
+expect_fail "probe: a TSV whose plain-word first row stands above sentences is refused" \
+  "h4.tsv:1: the first row \(col1, col2\) looks like a header" \
+  "$BB" probe --model model --suite h4.tsv --out r.json
+printf 'cat,cats\ndog,dogs\ntoy,toys\n' > "$WORK/words.csv"
+"$BB" probe --model model --suite words.csv --out words.json >/dev/null 2>words.err
+check "probe: a suite of one-word pairs loads without a flag (3 pairs, no note)" \
+  bash -c "grep -A2 '\"words\": {' words.json | grep -q '\"pairs\": 3,' && ! grep -q note words.err"
+printf '{"good": "the dog sees the toy .", "bad": "the dog see the toy .", "item": 1}\n' > "$WORK/keys.jsonl"
+"$BB" probe --model model --suite keys.jsonl --out keys.json >/dev/null 2>keys.err
+check "probe: BLiMP-style JSONL with other keys: good/bad read by name, the rest named" \
+  bash -c "grep -A2 '\"keys\": {' keys.json | grep -q '\"pairs\": 1,' && grep -q 'keys.jsonl: sentences read from the keys bad, good; ignored: item' keys.err"
+printf '{"sentence_good": "sentence_good", "sentence_bad": "sentence_bad"}\n{"sentence_good": "the dog sees the toy .", "sentence_bad": "the dog see the toy ."}\n' > "$WORK/hdr.jsonl"
+expect_fail "probe: a JSONL whose first record is a header turned into an object is refused" \
+  "hdr.jsonl:1: the first record \(sentence_good, sentence_bad\) looks like a header" \
+  "$BB" probe --model model --suite hdr.jsonl --out r.json
+printf '{"text": "the dog sees the toy ."}\n' > "$WORK/nokeys.jsonl"
+expect_fail "probe: a JSONL without good/bad keys names the keys it has" \
+  "nokeys.jsonl:1: no good sentence among the keys \(text\)" \
+  "$BB" probe --model model --suite nokeys.jsonl --out r.json
+
 # A BLiMP file forced through --format zorro is named with what it looks like (issue 33, item 7).
 expect_fail "probe: BLiMP jsonl with --format zorro" \
   "blimp-as-zorro.jsonl: read as a Zorro file \(one sentence per line\) but it looks like a BLiMP file" \

@@ -142,7 +142,7 @@ expect_ok "icl report: saturation" "$BB" saturation "${RM[@]}" --sigmas 1,4,16 -
   --sentences 4 --out icl-rep/saturation/every-full
 expect_ok "icl report on the folder" "$BB" icl report --dir icl-rep
 check "icl report: the primary endpoint row compares ssa with softmax over 3 paired seeds" \
-  grep -Eq '^\| ssa \| 3 \|.*3 pairs.*\(primary\) \|$' icl-rep/report.md
+  grep -Eq '^\| ssa \| 3 \|.*(3 pairs|no variance: every seed pair differs by exactly this; not testable).*\(primary\) \|$' icl-rep/report.md
 check "icl report: sigma_50 of each softmax seed, or censored beyond the grid" \
   grep -Eq '^\| softmax \| 3 \| ([0-9.]+|> 9)(, ([0-9.]+|> 9)){2} \|' icl-rep/report.md
 check "icl report: lengths above the trained 41 points apart (none here: a dash)" \
@@ -152,6 +152,12 @@ check "icl report: where wrong predictions point, beside the chance share" \
 check "icl report: the three charts" test -f icl-rep/charts/every-full-error-by-sigma.svg \
   -a -f icl-rep/charts/every-full-error-by-length.svg -a -f icl-rep/charts/every-full-max-weight-by-sigma.svg
 check "icl report: no authors/ folder, no authors' section" bash -c "! grep -q \"authors' draws\" icl-rep/report.md"
+check "icl report: SSA's trained b and n per seed, layer and head, initial -> trained" \
+  grep -Eq '^\| ssa \| 1 \| 0 \| b: 1\.00 → [0-9.]+(, 1\.00 → [0-9.]+)*; n: 1\.50 → [0-9.]+' icl-rep/report.md
+check "icl report: ... and whether each value moves (by more than 0.1)" \
+  grep -Eq '^Largest change from the initial value .*ssa \(3 runs\): b by at most [0-9.]+ \((moves|nearly fixed)\), n by at most' icl-rep/report.md
+check "icl report: the primary endpoints together (one group: no such section)" \
+  bash -c "! grep -q 'The primary endpoints together' icl-rep/report.md"
 expect_fail "icl report: a folder without runs" "icl-none/runs: no runs directory" \
   "$BB" icl report --dir icl-none
 expect_ok "icl report: a length grid of one run only" "$BB" icl eval --model "${RM[1]}" \

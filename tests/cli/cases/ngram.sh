@@ -80,3 +80,31 @@ expect_fail "baseline: --tokenizer without a tokenizer" "ngram-suite: no tokeniz
   --suite ngram-suite --out ngram-out/t.json
 expect_fail "baseline: --suite given a result .json" "word-3.json: not a suite" \
   "$BB" baseline --corpus ngram-corpus.txt --suite ngram-out/word-3.json --out ngram-out/s.json
+
+# babyberta reference: published per-paradigm accuracies (UnMasked's zorro.csv layout) as reference
+# result files, shown by compare beside the n-gram rows, with --primary's range sentence.
+mkdir -p "$WORK/ref-suite"
+printf 'a b .\nb a .\n' > "$WORK/ref-suite/agr-x.txt"
+printf 'c d .\nd c .\n' > "$WORK/ref-suite/bind-y.txt"
+printf 'model,agr-x,bind-y,corpora,rep,scoring_method,overall\nBabyBERTa,80.0,60.0,AO-CHILDES,a,holistic,70.0\nBabyBERTa,90.0,70.0,AO-CHILDES,b,holistic,80.0\nBabyBERTa,50.0,50.0,AO-CHILDES,b,mlm,50.0\n' \
+  > "$WORK/zorro-um.csv"
+expect_ok "reference: UnMasked's rows as reference results" "$BB" reference --unmasked-csv zorro-um.csv \
+  --suite ref-suite --source test --out ref-out
+check "reference: one file per holistic run, marked reference, with its source row" \
+  bash -c "test -s $WORK/ref-out/unmasked-holistic-run1.json -a -s $WORK/ref-out/unmasked-holistic-run2.json &&
+           ! test -e $WORK/ref-out/unmasked-holistic-run3.json &&
+           grep -q '\"reference\": true' $WORK/ref-out/unmasked-holistic-run2.json &&
+           grep -q '\"line\": 3' $WORK/ref-out/unmasked-holistic-run2.json"
+expect_ok "compare: a reference group alone, with --primary" "$BB" compare ref-out --primary overall \
+  --out ref-report
+check "compare --primary: the reference group's range of its runs" \
+  grep -q 'BabyBERTa (UnMasked) (reference)\*\*: overall 75.0 ± 7.1 over 2 runs, from 70.00 to 80.00' \
+  "$WORK/ref-report/findings.md"
+expect_fail "compare --primary: a name that is no endpoint" \
+  "--primary: 'agreement' is neither overall nor a phenomenon or paradigm" \
+  "$BB" compare ref-out --primary overall,agreement --out ref-report2
+check "compare --primary: nothing written when refused" test ! -e "$WORK/ref-report2"
+expect_fail "reference: a column the suite lacks" "zorro-bad.csv:1: column 'agr-z' is no paradigm of the suite" \
+  bash -c "printf 'model,agr-x,agr-z,corpora,rep,scoring_method,overall\nBabyBERTa,1,2,AO-CHILDES,a,holistic,1.5\n' > zorro-bad.csv && '$BB' reference --unmasked-csv zorro-bad.csv --suite ref-suite --source t --out ref-bad"
+expect_fail "reference: --method mlm (ours is pll)" "--method" \
+  "$BB" reference --unmasked-csv zorro-um.csv --suite ref-suite --source t --method mlm --out ref-bad
