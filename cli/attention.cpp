@@ -11,8 +11,7 @@
 #include "runs/flag_ranges.h"
 #include "common/error.h"
 #include "common/files.h"
-#include "icl/attention_maps.h"
-#include "icl/trainer.h"
+#include "models/model_kind.h"
 #include "probing/attention_maps.h"
 
 namespace bb::cli {
@@ -63,17 +62,18 @@ void add_attention(CLI::App& app) {
       ->capture_default_str();
   cmd->callback([a] {
     set_threads(a->threads);
-    const bool icl_model = icl::is_icl_model(a->model);
+    const ModelKindSpec& k = require_model_kind(a->model, ModelCommand::attention);
+    const bool reads_sequences = k.input == ModelInput::task_sequences;
     const std::vector<std::string> sentences =
-        a->sentences.empty() && !icl_model ? stdin_lines() : a->sentences;
-    BB_CHECK(!sentences.empty() || icl_model,
+        a->sentences.empty() && !reads_sequences ? stdin_lines() : a->sentences;
+    BB_CHECK(!sentences.empty() || reads_sequences,
              "attention: no sentences (give --sentence or lines on stdin)");
-    BB_CHECK(sentences.empty() || !icl_model,
-             "attention: {} is an ICL model: it reads sequences (--sigma, --points, --sequences), "
-             "not sentences", a->model);
-    const ModelAttention att =
-        icl_model ? icl::read_icl_attention(a->model, a->sigma, a->points, a->sequences, a->seed)
-                  : read_attention(a->model, sentences, /*keep_scores=*/false);
+    BB_CHECK(sentences.empty() || !reads_sequences,
+             "attention: {} is an {} model: it reads sequences (--sigma, --points, --sequences), "
+             "not sentences", a->model, k.name);
+    const ModelAttention att = k.attention(
+        a->model, {.sentences = sentences, .sigma = a->sigma, .points = a->points,
+                   .sequences = a->sequences, .seed = a->seed});
     const std::string json = attention_json(att).dump() + "\n";
     if (!a->out.empty()) write_file_atomic(a->out, json);
     if (!a->svg.empty()) write_file_atomic(a->svg, attention_svg(att));

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "models/model_kind.h"
 #include "tokenizer/tokenizer.h"
 
 namespace bb::cli {
@@ -17,6 +18,7 @@ void add_encode(CLI::App& app) {
   cmd->add_option("--model", *dir, "Model or tokenizer directory")->required();
   cmd->add_flag("--pieces", *pieces, "Print the pieces instead of the ids");
   cmd->callback([dir, pieces] {
+    require_model_kind(*dir, ModelCommand::encode);  // a tokenizer directory reads as roberta
     const Tokenizer tok = Tokenizer::load(*dir);
     std::string line;
     for (int64_t n = 1; std::getline(std::cin, line); ++n) {

@@ -15,6 +15,7 @@
 #include "common/flag_names.h"
 #include "encoder/checkpoint.h"
 #include "encoder/config.h"
+#include "models/model_kind.h"
 #include "embedded_python.h"
 #include "probing/scorer.h"
 #include "tokenizer/hf_tokenizer.h"
@@ -71,7 +72,10 @@ void add_export(CLI::App& app) {
   auto model = std::make_shared<std::string>(), out = std::make_shared<std::string>();
   cmd->add_option("--model", *model, "Model directory")->required();
   cmd->add_option(flag_name::out, *out, "HF folder to write")->required();
-  cmd->callback([model, out] { run_export(*model, *out); });
+  cmd->callback([model, out] {
+    require_model_kind(*model, ModelCommand::export_hf);
+    run_export(*model, *out);
+  });
 }
 
 }  // namespace bb::cli

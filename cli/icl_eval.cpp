@@ -6,6 +6,7 @@
 
 #include "backend/threads.h"
 #include "cli/commands.h"
+#include "models/model_kind.h"
 #include "common/flag_names.h"
 #include "runs/flag_ranges.h"
 #include "runs/split_list.h"
@@ -45,12 +46,13 @@ void run(const IclEvalArgs& a) {
   BB_CHECK(!a.models.empty() || !a.task.empty(), "icl eval: give --model (or --task for baselines only)");
   BB_CHECK(!a.models.empty() || !a.no_baselines, "icl eval: --no-baselines without --model leaves "
            "nothing to evaluate");
+  for (const std::string& m : a.models) require_model_kind(m, ModelCommand::icl_eval);
   icl::EvalGrid g;
   const std::filesystem::path first = a.models.empty() ? "" : a.models.front();
   if (!a.task.empty()) {
     g.task = icl::parse_task(a.task);
   } else {
-    BB_CHECK(std::filesystem::exists(first / "run.json") || !icl::is_icl_model(first),
+    BB_CHECK(std::filesystem::exists(first / "run.json"),
              "icl eval: {} has no run.json (a step directory?): give --task", first.string());
     g.task = icl::read_run_settings(first).task;
   }

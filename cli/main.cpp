@@ -10,6 +10,7 @@
 #include "cli/parse_errors.h"
 #include "corpora/corpus.h"
 #include "common/error.h"
+#include "models/model_kind.h"
 #include "common/stop_signals.h"
 #include "encoder/trainer.h"
 #include "parallel/mpi.h"
@@ -82,6 +83,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "babyberta: error: {}\n", bb::cli::describe_parse_error(app, e));
     return 2;
+  } catch (const bb::WrongModelKind& e) {  // a usage error: the model is of another kind
+    return bb::cli::report_error(std::string("error: ") + e.what(), 2);
   } catch (const bb::Interrupted& e) {
     return bb::cli::report_error(e.what(), 130);
   } catch (const std::bad_alloc&) {

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "models/model_kind.h"
 #include "backend/threads.h"
 #include "common/flag_names.h"
 #include "runs/flag_ranges.h"
@@ -41,6 +42,7 @@ void add_score(CLI::App& app) {
   cmd->callback([a] {
     set_threads(a->threads);
     const Device device = usable_device(a->device);
+    require_model_kind(a->model, ModelCommand::score);
     Scorer scorer(a->model, 0, device);
     const Method m = parse_method(a->method);
     std::vector<std::string> lines;

@@ -229,17 +229,6 @@ void Trainer::save() {
   write_model_files(out_, model_);
 }
 
-bool is_icl_model(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_regular_file(dir / "config.json", ec)) return false;
-  try {
-    const json j = read_json_file(dir / "config.json");
-    return j.is_object() && j.value("model_type", "") == "babyberta_icl_gpt2";
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 Config read_model_config(const fs::path& dir) {
   std::error_code ec;
   BB_CHECK(fs::is_directory(dir, ec), "{}: no such ICL model directory", dir.string());

@@ -81,8 +81,6 @@ class Trainer {
   double last_loss_ = 0;
 };
 
-// Whether dir/config.json describes an ICL model (model_type babyberta_icl_gpt2).
-bool is_icl_model(const std::filesystem::path& dir);
 // The run directory's model: config.json and model.safetensors (or those of a step directory).
 Config read_model_config(const std::filesystem::path& dir);
 void load_model(const std::filesystem::path& dir, Model<float>& model);

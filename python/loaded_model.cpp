@@ -10,12 +10,19 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "encoder/checkpoint.h"
+#include "models/model_kind.h"
 
 namespace bb::python {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+// `dir`, once the model-kind table says babyberta.load takes its kind (else babyberta.Error).
+const fs::path& loadable(const fs::path& dir) {
+  require_model_kind(dir, ModelCommand::python_load);
+  return dir;
+}
 
 // The device after setting the thread count the scorer's replicas are sized for.
 Device prepared_device(const std::string& device, int threads) {
@@ -26,7 +33,7 @@ Device prepared_device(const std::string& device, int threads) {
 }  // namespace
 
 LoadedModel::LoadedModel(const fs::path& dir, const std::string& device, int threads)
-    : dir_(dir), threads_(threads), scorer_(dir, 0, prepared_device(device, threads)) {
+    : dir_(dir), threads_(threads), scorer_(loadable(dir), 0, prepared_device(device, threads)) {
   config_json_ = nlohmann::json::parse(read_file(dir / "config.json"));
   // The trained values, read as `info` reads them: a one-sequence model holding the weights.
   const Config& c = scorer_.config();

@@ -14,6 +14,7 @@
 #include "backend/threads.h"
 #include "encoder/checkpoint.h"
 #include "git_revision.h"
+#include "models/model_kind.h"
 
 namespace bb {
 
@@ -110,6 +111,7 @@ ProbeSummary run_probe(const ProbeArgs& a) {
                             : a.no_header ? HeaderRule::absent
                                           : HeaderRule::detect;
   const Device device = usable_device(a.device);
+  require_model_kind(a.model, ModelCommand::probe);  // a model of another kind: exit 2, named
   Scorer scorer(a.model, a.batch_tokens, device);  // first: a mistyped --model is named first
   if (!a.out.empty()) check_results_writable(a.out);  // fail before any scoring
   Suite suite = load_suites(

@@ -14,6 +14,7 @@
 #include "encoder/config.h"
 #include "icl/saturation.h"
 #include "icl/trainer.h"
+#include "models/model_kind.h"
 #include "probing/attention_maps.h"
 #include "probing/suite.h"
 #include "runs/flag_ranges.h"
@@ -148,10 +149,15 @@ std::string run_saturation(SaturationArgs a) {
                          described);
   }
   BB_CHECK(!a.models.empty(), "saturation: give --model DIR (one or more) or --analytic");
-  if (std::all_of(a.models.begin(), a.models.end(), icl::is_icl_model)) return run_icl(a);
-  for (const std::string& m : a.models)
-    BB_CHECK(!icl::is_icl_model(m), "saturation: {} is an ICL model and {} is not; give models "
-             "of one kind", m, a.models.front());
+  const ModelKindSpec& kind = require_model_kind(a.models.front(), ModelCommand::saturation);
+  for (const std::string& m : a.models) {
+    const ModelKindSpec& k = require_model_kind(m, ModelCommand::saturation);
+    if (k.kind != kind.kind)  // a usage error, as a model of a kind saturation does not take
+      throw WrongModelKind(fmt::format("saturation: {} is {} and {} {}; give models of one kind",
+                                       m, model_of_kind(k), a.models.front(), model_of_kind(kind)));
+  }
+  // What the models read: their task's sequences along sigma (ICL), or a suite's sentences.
+  if (kind.input == ModelInput::task_sequences) return run_icl(a);
   BB_CHECK(!a.suite.empty(), "saturation: give --suite DIR|FILE for the models' sentences");
   const Suite suite = load_suite(a.suite);
   for (const std::string& note : suite.notes) fmt::print(stderr, "babyberta: note: {}\n", note);

@@ -46,14 +46,47 @@ __device__ inline int valid_count(const uint8_t* valid, int L) {
 // g = dL/dp, ds may be g, acc0/acc1 += this lane's part of dL/dv0, dL/dv1 (backward).
 
 // Softmax family: t = s (softmax), sign(s) n log1p(b|s|) (ssa, v0 b, v1 n), s / tau (softmax-t).
+// One TransformMath<T> per LogitTransform a row of the table uses, with
+//   __device__ static float logit(float s, float v0, float v1);                 // t(s)
+//   __device__ static float backward(float dt, float s, float v0, float v1,     // ds from dt = dL/dt,
+//                                    float& acc0, float& acc1);                 // acc += dL/dv
+// A transform without its specialisation does not compile (incomplete type), as a row-kernel
+// function without its RowMath<F>: nvcc does not warn on a missing switch case in device code,
+// and an `else return s` would silently compute plain softmax.
+template <LogitTransform T>
+struct TransformMath;
+
+template <>
+struct TransformMath<LogitTransform::identity> {
+  __device__ static float logit(float s, float, float) { return s; }
+  __device__ static float backward(float dt, float, float, float, float&, float&) { return dt; }
+};
+
+// ds = dt n b / (1 + b|s|), db += dt n s / (1 + b|s|), dn += dt sign(s) log1p(b|s|).
+template <>
+struct TransformMath<LogitTransform::ssa_power> {
+  __device__ static float logit(float s, float b, float n) { return ssa_logit(s, b, n); }
+  __device__ static float backward(float dt, float s, float b, float n, float& acc0, float& acc1) {
+    const float inv = 1.f / (1.f + b * fabsf(s));
+    acc0 += dt * n * s * inv;                           // db
+    acc1 += dt * sign_of(s) * log1pf(b * fabsf(s));     // dn
+    return dt * n * b * inv;
+  }
+};
+
+// ds = dt / tau, dtau -= dt s / tau^2.
+template <>
+struct TransformMath<LogitTransform::temperature> {
+  __device__ static float logit(float s, float tau, float) { return s / tau; }
+  __device__ static float backward(float dt, float s, float tau, float, float& acc0, float&) {
+    acc0 -= dt * s / (tau * tau);  // dtau
+    return dt / tau;
+  }
+};
+
 template <LogitTransform transform>
 __device__ inline float family_logit(float s, float v0, float v1) {
-  if constexpr (transform == LogitTransform::ssa_power)
-    return ssa_logit(s, v0, v1);
-  else if constexpr (transform == LogitTransform::temperature)
-    return s / v0;
-  else
-    return s;
+  return TransformMath<transform>::logit(s, v0, v1);
 }
 
 template <LogitTransform transform>
@@ -92,17 +125,7 @@ __device__ inline void softmax_family_row_backward(float* ds, const float* g, co
       continue;
     }
     const float dt = p[j] * (g[j] - dot);
-    if constexpr (transform == LogitTransform::ssa_power) {
-      const float inv = 1.f / (1.f + v0 * fabsf(s[j]));
-      ds[j] = dt * v1 * v0 * inv;
-      acc0 += dt * v1 * s[j] * inv;                           // db
-      acc1 += dt * sign_of(s[j]) * log1pf(v0 * fabsf(s[j]));  // dn
-    } else if constexpr (transform == LogitTransform::temperature) {
-      ds[j] = dt / v0;
-      acc0 -= dt * s[j] / (v0 * v0);  // dtau
-    } else {
-      ds[j] = dt;
-    }
+    ds[j] = TransformMath<transform>::backward(dt, s[j], v0, v1, acc0, acc1);
   }
 }
 

@@ -144,3 +144,19 @@ def test_errors_carry_the_cli_messages(model, tmp_path):
         model.sequence_score([1, 2])
     with pytest.raises(babyberta.Error, match="cpu or cuda|device"):
         babyberta.load(model.path, device="tpu")
+
+
+def test_load_refuses_a_model_of_another_kind(binary, tmp_path):
+    """The model-kind table: babyberta.load takes roberta models; an ICL model is refused with the
+    CLI's message (its exit 2 there), naming the model's kind, before any work."""
+    out = tmp_path / "icl"
+    subprocess.run([binary, "icl", "train", "--preset", "icl-tiny", "--batch", "4",
+                    "--points-start", "3", "--points-end", "5", "--points-inc", "1",
+                    "--points-every", "2", "--steps", "2", "--seed", "1", "--quiet",
+                    "--out", str(out)], check=True, capture_output=True)
+    with pytest.raises(babyberta.Error, match=r"^babyberta\.load: .*icl is an icl-gpt2 model \("
+                       r"the in-context-learning GPT-2 of `icl train`\); babyberta\.load takes "
+                       r"roberta models$"):
+        babyberta.load(out)
+    with pytest.raises(babyberta.Error, match=r"^probe: .* is an icl-gpt2 model"):
+        babyberta.probe(str(out), str(tmp_path))

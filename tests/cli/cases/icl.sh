@@ -71,7 +71,7 @@ expect_ok "attention on an ICL model" "$BB" attention --model icl-whole --sigma 
   --sequences 2 --out icl-att.json --svg icl-att.svg
 check "attention (ICL): JSON with tokens x1, y1, ..." grep -q '"x1","y1","x2"' icl-att.json
 check "attention (ICL): an SVG" test -s icl-att.svg
-expect_fail "attention on an ICL model refuses sentences" "is an ICL model: it reads sequences" \
+expect_fail "attention on an ICL model refuses sentences" "is an icl-gpt2 model: it reads sequences" \
   "$BB" attention --model icl-whole --sentence "the dog"
 
 # One process per run directory; Ctrl-C saves a checkpoint and exits 130.
