@@ -7,7 +7,7 @@
 
 #include "common/files.h"
 #include "icl/eval.h"
-#include "probing/svg.h"
+#include "common/svg.h"
 
 namespace bb::icl {
 

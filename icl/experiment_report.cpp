@@ -7,13 +7,13 @@
 #include <map>
 #include <set>
 
-#include "probing/statistics.h"
+#include "common/statistics.h"
 
 namespace bb::icl {
 
 PairedDifference paired_difference(const std::vector<double>& a, const std::vector<double>& b,
                                    DifferenceRange range) {
-  const PairedTest t = paired_t_test(a, b);  // probing/statistics.h
+  const PairedTest t = paired_t_test(a, b);  // common/statistics.h
   PairedDifference d;
   d.n = t.n;
   d.mean = d.lo = d.hi = t.mean;

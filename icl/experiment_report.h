@@ -3,7 +3,7 @@
 // difference to a reference function (softmax) paired by seed, with a t interval. The seed is the
 // unit of replication; a difference is tested only with at least kMinSeeds paired seeds, and one
 // whose interval contains 0 is "inconclusive", reported with the smallest difference the seeds
-// could have detected (80% power, two-sided 5%, from the noncentral t: probing/statistics.h).
+// could have detected (80% power, two-sided 5%, from the noncentral t: common/statistics.h).
 #pragma once
 #include <cmath>
 #include <string>

@@ -8,7 +8,7 @@
 #include "common/json_read.h"
 #include "common/philox.h"
 #include "icl/eval.h"
-#include "probing/svg.h"
+#include "common/svg.h"
 
 namespace bb::icl {
 

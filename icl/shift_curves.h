@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "icl/shift_report.h"
-#include "probing/compare.h"
-#include "probing/svg.h"
+#include "common/statistics.h"
+#include "common/svg.h"
 
 namespace bb::icl::shift {
 

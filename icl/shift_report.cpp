@@ -18,9 +18,9 @@
 #include "icl/parameters.h"
 #include "icl/experiment_report.h"
 #include "icl/shift_curves.h"
-#include "probing/statistics.h"
+#include "common/statistics.h"
 #include "icl/task.h"
-#include "probing/svg.h"
+#include "common/svg.h"
 
 namespace bb::icl {
 
@@ -95,7 +95,7 @@ class Writer {
     const size_t m = primaries_.size();
     std::vector<double> p;
     for (const Primary& e : primaries_) p.push_back(e.p >= 0 ? e.p : 1.0);
-    const std::vector<double> holm = holm_adjust(p);  // probing/statistics.h
+    const std::vector<double> holm = holm_adjust(p);  // common/statistics.h
     std::string md = fmt::format(
         "\n## The primary endpoints together\n\nEach group's primary comparison ({} − {} in σ₅₀) "
         "above is one of these {} tests, its p uncorrected (a bold interval there excludes 0 "

@@ -9,7 +9,7 @@
 #include "encoder/checkpoint.h"
 #include "encoder/model.h"
 #include "probing/scorer.h"
-#include "probing/svg.h"
+#include "common/svg.h"
 #include "tokenizer/tokenizer.h"
 
 namespace bb {

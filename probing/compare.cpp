@@ -13,7 +13,7 @@
 #include "common/json_read.h"
 #include "common/philox.h"
 #include "probing/results.h"
-#include "probing/statistics.h"
+#include "common/statistics.h"
 #include "probing/word_frequency.h"
 
 namespace bb {
@@ -25,22 +25,6 @@ std::string seed_test_name(SeedTest t) {
   return t == SeedTest::paired ? "paired t" : t == SeedTest::welch ? "Welch t" : "none";
 }
 
-Stat stat_of(const std::vector<double>& v) {
-  Stat s;
-  s.n = int(v.size());
-  if (v.empty()) {
-    s.mean = std::nan("");
-    return s;
-  }
-  for (double x : v) s.mean += x;
-  s.mean /= std::max(1, s.n);
-  if (s.n > 1) {
-    double ss = 0;
-    for (double x : v) ss += (x - s.mean) * (x - s.mean);
-    s.sd = std::sqrt(ss / (s.n - 1));
-  }
-  return s;
-}
 
 namespace {
 

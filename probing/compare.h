@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "backend/attention_function.h"
+#include "common/statistics.h"
 
 namespace bb {
 
@@ -53,12 +54,6 @@ std::vector<RunResult> load_runs(const std::vector<std::filesystem::path>& files
 
 inline constexpr double kAlpha = 0.05;  // for "resolved": corrected p < kAlpha and 95% interval
 
-struct Stat {
-  double mean = 0, sd = 0;
-  int n = 0;
-};
-// Mean and sample sd of the values; no values: mean NaN (shown as "—", never as 0).
-Stat stat_of(const std::vector<double>& v);
 inline constexpr int kMinSeedsForClaims = 3;  // per group; below: exploratory, no test
 
 enum class SeedTest { none, paired, welch };

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "common/error.h"
-#include "probing/statistics.h"
+#include "common/statistics.h"
 
 namespace bb {
 

@@ -13,7 +13,7 @@
 #include "common/hash.h"
 #include "probing/primary_endpoints.h"
 #include "probing/report_charts.h"
-#include "probing/statistics.h"
+#include "common/statistics.h"
 #include "probing/word_frequency.h"
 
 namespace bb {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "probing/svg.h"
+#include "common/svg.h"
 
 namespace bb {
 

@@ -5,7 +5,7 @@
 
 #include "encoder/config.h"
 #include "probing/saturation.h"
-#include "probing/svg.h"
+#include "common/svg.h"
 
 namespace bb {
 

@@ -10,7 +10,7 @@
 #include "icl/eval.h"
 #include "icl/experiment_report.h"
 #include "icl/shift_report.h"
-#include "probing/statistics.h"
+#include "common/statistics.h"
 
 namespace icl = bb::icl;
 

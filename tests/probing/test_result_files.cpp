@@ -10,7 +10,7 @@
 #include "probing/report.h"
 #include "probing/report_charts.h"
 #include "probing/results.h"
-#include "probing/svg.h"
+#include "common/svg.h"
 #include "render_svg.h"
 #include "temp_dir.h"
 #include "probing/result_files.h"

@@ -1,4 +1,4 @@
-// The seed-level statistics (probing/statistics.h) against hand-computed values and Monte Carlo:
+// The seed-level statistics (common/statistics.h) against hand-computed values and Monte Carlo:
 // the paired t test, the incomplete gamma, the noncentral t power and the minimum detectable
 // difference.
 #include <doctest/doctest.h>
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "probing/statistics.h"
+#include "common/statistics.h"
 
 using namespace bb;
 

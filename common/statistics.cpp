@@ -1,10 +1,27 @@
-#include "probing/statistics.h"
+#include "common/statistics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 namespace bb {
+
+Stat stat_of(const std::vector<double>& v) {
+  Stat s;
+  s.n = int(v.size());
+  if (v.empty()) {
+    s.mean = std::nan("");
+    return s;
+  }
+  for (double x : v) s.mean += x;
+  s.mean /= std::max(1, s.n);
+  if (s.n > 1) {
+    double ss = 0;
+    for (double x : v) ss += (x - s.mean) * (x - s.mean);
+    s.sd = std::sqrt(ss / (s.n - 1));
+  }
+  return s;
+}
 
 double incomplete_beta(double a, double b, double x) {
   if (x <= 0) return 0;

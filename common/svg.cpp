@@ -1,4 +1,4 @@
-#include "probing/svg.h"
+#include "common/svg.h"
 
 #include <fmt/format.h>
 

@@ -1,9 +1,17 @@
-// The seed-level statistics of compare: Welch's t-test on per-seed accuracies (the seed is the
-// unit of replication) and Holm's step-down correction for testing many paradigms at once.
+// The seed-level statistics of compare and of the ICL reports (a leaf: links no model): mean and
+// sd, Welch's and the paired t test on per-seed values (the seed is the unit of replication), the
+// detectable difference, and Holm's step-down correction for testing many things at once.
 #pragma once
 #include <vector>
 
 namespace bb {
+
+struct Stat {
+  double mean = 0, sd = 0;
+  int n = 0;
+};
+// Mean and sample sd of the values; no values: mean NaN (shown as "—", never as 0).
+Stat stat_of(const std::vector<double>& v);
 
 struct WelchTest {
   double t = 0, df = 0, se = 0;  // se: the standard error of the difference of means
