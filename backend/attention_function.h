@@ -71,6 +71,7 @@ struct HeadValueSpec {
   // run.json fingerprints it for runs of every function (SSA's: they predate the other
   // functions, and changing that would change old runs' fingerprints); else only for its own.
   bool in_every_run;
+  bool ssa_lr_mult = false;  // its learning rate is scaled by --ssa-lr-mult (SSA's b and n)
 };
 
 struct AttentionFunctionSpec {
@@ -82,6 +83,8 @@ struct AttentionFunctionSpec {
   bool relu_features;  // scores relu(q) relu(k)^T without 1/sqrt(d) (else q k^T / sqrt(d))
   int value_count;     // trainable values per head: values[0 .. value_count)
   std::array<HeadValueSpec, 2> values;
+  // What `saturation`'s report says of how it magnifies this function ("" for nothing).
+  std::string_view saturation_note = {};
 };
 
 inline constexpr HeadValueSpec kNoValue{"", "", "", RawMap::exp, 0, 0, 0, false, "", "", "", "",
@@ -97,10 +100,10 @@ inline constexpr AttentionFunctionTable kAttentionFunctionTable{{
      AttentionFamily::softmax_of_transform, LogitTransform::ssa_power, false, 2,
      {{{"b", "b", "SSA's scale b > 0", RawMap::exp, 1.0, 0, 1000, true,
         "--ssa-b-init", "SSA: initial b", "--ssa-freeze-b", "SSA: keep b fixed",
-        "ssa_b_init", "ssa_freeze_b", "attention.self.ssa_beta", "attention.self.ssa_b", true},
+        "ssa_b_init", "ssa_freeze_b", "attention.self.ssa_beta", "attention.self.ssa_b", true, true},
        {"n", "n", "SSA's exponent n > 1", RawMap::one_plus_exp, 1.5, 1, 100, true,
         "--ssa-n-init", "SSA: initial n", "--ssa-freeze-n", "SSA: keep n fixed (SSA-1.5, SSA-2)",
-        "ssa_n_init", "ssa_freeze_n", "attention.self.ssa_nu", "attention.self.ssa_n", true}}}},
+        "ssa_n_init", "ssa_freeze_n", "attention.self.ssa_nu", "attention.self.ssa_n", true, true}}}},
     {AttentionFunction::softmax_t, "softmax-t", "softmax(s / τ), τ trainable per head",
      AttentionFamily::softmax_of_transform, LogitTransform::temperature, false, 1,
      {{{"τ", "tau", "the temperature τ > 0", RawMap::exp, 1.0, 1e-3, 1e3, false,
@@ -114,9 +117,12 @@ inline constexpr AttentionFunctionTable kAttentionFunctionTable{{
     {AttentionFunction::entmax15, "entmax15", "1.5-entmax", AttentionFamily::row,
      LogitTransform::none, false, 0, {kNoValue, kNoValue}},
     {AttentionFunction::sa_softmax, "sa-softmax", "self-adjusting softmax (rows do not sum to 1)",
-     AttentionFamily::row, LogitTransform::none, false, 0, {kNoValue, kNoValue}},
+     AttentionFamily::row, LogitTransform::none, false, 0, {kNoValue, kNoValue},
+     "sa-softmax: measures on each row renormalised to 1; `row sum` is the raw sum."},
     {AttentionFunction::cosformer, "cosformer", "cosine-reweighted ReLU features (linear)",
-     AttentionFamily::row, LogitTransform::none, true, 0, {kNoValue, kNoValue}},
+     AttentionFamily::row, LogitTransform::none, true, 0, {kNoValue, kNoValue},
+     "cosFormer: q and k magnified by λ (its scores by λ²), which leaves its weights unchanged; "
+     "the boost is added to its ReLU-feature score."},
 }};
 // clang-format on
 

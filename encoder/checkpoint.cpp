@@ -66,9 +66,9 @@ void load_model_weights(const fs::path& dir, Model<float>& model) {
                file.path.string(), name, i);
       if (is_head_value(t.kind)) {
         const double bound = effective_lower_bound(t.kind);
-        const char* symbol = t.kind == ParamKind::ssa_b   ? "b"
-                             : t.kind == ParamKind::ssa_n ? "n"
-                                                          : "tau";
+        const std::string_view symbol = attention_function_spec(model.config().attention)
+                                            .values[size_t(head_value_slot(t.kind))]
+                                            .ascii_name;
         BB_CHECK(x > bound, "{}: tensor {} holds {} = {} (expected > {})", file.path.string(),
                  name, symbol, x, bound);
         p[i] = float(raw_value(t.kind, x));

@@ -119,9 +119,8 @@ void Model<T>::init_weights(uint64_t seed) {
         break;
       case ParamKind::bias: std::fill(p, p + t.size, T(0)); break;
       case ParamKind::norm: std::fill(p, p + t.size, T(1)); break;
-      case ParamKind::ssa_b:
-      case ParamKind::ssa_n:
-      case ParamKind::temperature: {
+      case ParamKind::head_value0:
+      case ParamKind::head_value1: {
         const double init = cfg_.head_value_init(head_value_slot(t.kind));
         std::fill(p, p + t.size, T(raw_value(t.kind, init)));
         break;
@@ -147,7 +146,7 @@ template <typename T>
 T Model<T>::head_value(int l, int h, int slot) const {
   BB_CHECK(slot >= 0 && slot < head_value_count(cfg_.attention),
            "internal: {} has no trainable value {}", attention_function_name(cfg_.attention), slot);
-  const ParamKind kind = head_value_kind(cfg_.attention, slot);
+  const ParamKind kind = head_value_kind(slot);
   ParamViews<T> pv(layout_, cfg_, const_cast<T*>(params.data()));
   const T* raw = slot == 0 ? pv.layers[l].head_raw0 : pv.layers[l].head_raw1;
   return T(effective_value(kind, raw[h]));

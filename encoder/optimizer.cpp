@@ -47,9 +47,10 @@ AdamW::AdamW(const ParamLayout& layout, const Config& config, const OptimConfig&
   for (const ParamTensor& t : layout.tensors) {
     const bool decay = t.kind == ParamKind::matrix;
     double mult = 1.0;
-    if (is_head_value(t.kind)) {  // --ssa-lr-mult scales SSA's b and n only
-      const double lr_mult = config.attention == AttentionFunction::ssa ? opt.ssa_lr_mult : 1.0;
-      mult = config.head_value_frozen(head_value_slot(t.kind)) ? 0.0 : lr_mult;
+    if (is_head_value(t.kind)) {  // the table row says which values --ssa-lr-mult scales
+      const int slot = head_value_slot(t.kind);
+      const bool scaled = attention_function_spec(config.attention).values[size_t(slot)].ssa_lr_mult;
+      mult = config.head_value_frozen(slot) ? 0.0 : scaled ? opt.ssa_lr_mult : 1.0;
     }
     if (!groups_.empty() && groups_.back().decay == decay && groups_.back().lr_mult == mult &&
         groups_.back().offset + groups_.back().size == t.offset) {

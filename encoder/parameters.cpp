@@ -73,7 +73,7 @@ std::vector<Spec<LayerSlot<T>>> head_value_specs(const Config& c) {
   std::vector<Spec<LayerSlot<T>>> specs;
   for (int slot = 0; slot < f.value_count; ++slot) {
     const HeadValueSpec& v = f.values[size_t(slot)];
-    specs.push_back({v.raw_tensor.data(), Dim::H, Dim::none, head_value_kind(c.attention, slot),
+    specs.push_back({v.raw_tensor.data(), Dim::H, Dim::none, head_value_kind(slot),
                      slot == 0 ? &L<T>::head_raw0 : &L<T>::head_raw1, v.effective_tensor.data()});
   }
   return specs;
@@ -106,24 +106,23 @@ int64_t size_of(Dim d, const Config& c) {
 }  // namespace
 
 double effective_value(ParamKind k, double raw) {
-  if (k == ParamKind::ssa_b || k == ParamKind::temperature) return std::exp(raw);
-  if (k == ParamKind::ssa_n) return 1 + std::exp(raw);
+  if (k == ParamKind::head_value0) return std::exp(raw);
+  if (k == ParamKind::head_value1) return 1 + std::exp(raw);
   return raw;
 }
 
 double raw_value(ParamKind k, double effective) {
-  if (k == ParamKind::ssa_b || k == ParamKind::temperature) return std::log(effective);
-  if (k == ParamKind::ssa_n) return std::log(effective - 1);
+  if (k == ParamKind::head_value0) return std::log(effective);
+  if (k == ParamKind::head_value1) return std::log(effective - 1);
   return effective;
 }
 
-double effective_lower_bound(ParamKind k) { return k == ParamKind::ssa_n ? 1 : 0; }
+double effective_lower_bound(ParamKind k) { return k == ParamKind::head_value1 ? 1 : 0; }
 
-int head_value_slot(ParamKind k) { return k == ParamKind::ssa_n ? 1 : 0; }
+int head_value_slot(ParamKind k) { return k == ParamKind::head_value1 ? 1 : 0; }
 
-ParamKind head_value_kind(AttentionFunction s, int slot) {
-  if (s == AttentionFunction::softmax_t) return ParamKind::temperature;
-  return slot == 0 ? ParamKind::ssa_b : ParamKind::ssa_n;
+ParamKind head_value_kind(int slot) {
+  return slot == 0 ? ParamKind::head_value0 : ParamKind::head_value1;
 }
 
 ParamLayout::ParamLayout(const Config& c) {

@@ -13,21 +13,22 @@
 
 namespace bb {
 
-enum class ParamKind { matrix, bias, norm, ssa_b, ssa_n, temperature };
+// head_value0/1: the attention function's trainable value of that slot (its table row says what
+// it is: SSA's b and n, softmax-t's τ), whatever the function.
+enum class ParamKind { matrix, bias, norm, head_value0, head_value1 };
 
 // A scoring function's trainable value: raw here, effective in model.safetensors and the ops.
 constexpr bool is_head_value(ParamKind k) {
-  return k == ParamKind::ssa_b || k == ParamKind::ssa_n || k == ParamKind::temperature;
+  return k == ParamKind::head_value0 || k == ParamKind::head_value1;
 }
-// b = exp(raw), tau = exp(raw) (both > 0); n = 1 + exp(raw) (> 1). Other kinds: unchanged.
+// The slot's raw map (backend/attention_function.h, the same for every function): slot 0
+// exp(raw) (> 0: b, τ), slot 1 1 + exp(raw) (> 1: n). Other kinds: unchanged.
 double effective_value(ParamKind k, double raw);
 double raw_value(ParamKind k, double effective);
-// Effective values must be above this: 1 for n, 0 for b and tau.
+// Effective values must be above this: 1 for slot 1, 0 for slot 0.
 double effective_lower_bound(ParamKind k);
-// The kind of a scoring function's trainable value `slot` (ssa: ssa_b, ssa_n; softmax-t:
-// temperature).
-ParamKind head_value_kind(AttentionFunction s, int slot);
-// The slot of a trainable value's kind (ssa_b, temperature: 0; ssa_n: 1).
+// The kind of a scoring function's trainable value `slot` and back.
+ParamKind head_value_kind(int slot);
 int head_value_slot(ParamKind k);
 
 struct ParamTensor {

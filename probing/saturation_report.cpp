@@ -45,12 +45,7 @@ std::string saturating_scale(const HeadSaturation& h, const SaturationSettings& 
 }
 
 std::string note_for(AttentionFunction kind) {
-  if (kind == AttentionFunction::cosformer)
-    return "cosFormer: q and k magnified by λ (its scores by λ²), which leaves its weights "
-           "unchanged; the boost is added to its ReLU-feature score.";
-  if (kind == AttentionFunction::sa_softmax)
-    return "sa-softmax: measures on each row renormalised to 1; `row sum` is the raw sum.";
-  return "";
+  return std::string(attention_function_spec(kind).saturation_note);  // the table row's
 }
 
 }  // namespace

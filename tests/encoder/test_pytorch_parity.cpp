@@ -81,7 +81,7 @@ void check_parity(const std::string& kind) {
       // our gradient is w.r.t. the raw value: dL/db = dL/dbeta / b, dL/dtau = dL/dtheta / tau,
       // dL/dn = dL/dnu / (n - 1)
       const int l = std::stoi(t.name.substr(std::string("roberta.encoder.layer.").size()));
-      const int slot = t.kind == ParamKind::ssa_n ? 1 : 0;
+      const int slot = head_value_slot(t.kind);
       for (int h = 0; h < c.heads; ++h)
         g[h] /= model.head_value(l, h, slot) - effective_lower_bound(t.kind);
     }
