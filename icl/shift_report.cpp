@@ -13,9 +13,8 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/json_read.h"
-#include "common/safetensors.h"
 #include "icl/config.h"
-#include "icl/parameters.h"
+#include "icl/trainer.h"
 #include "icl/experiment_report.h"
 #include "icl/shift_curves.h"
 #include "common/statistics.h"
@@ -153,20 +152,17 @@ class Writer {
         if (!fs::exists(run / "model.safetensors")) continue;
         ++read;
         const Config c = read_config(run / "config.json");
-        const SafetensorsFile w = SafetensorsFile::read(run / "model.safetensors");
+        const auto values = read_head_values(run, c);  // [slot][layer][head]
         for (int l = 0; l < c.layers; ++l) {
           std::vector<std::string> cells;
           for (int slot = 0; slot < f.value_count; ++slot) {
-            const HeadValueSpec& v = f.values[size_t(slot)];
-            const std::vector<float> raw =
-                w.expect(fmt::format("_backbone.h.{}.{}", l, v.raw_tensor), {c.heads}).to_f32();
+            const double init = c.head_value_init(slot);
             std::vector<std::string> heads;
-            for (int h = 0; h < c.heads; ++h) {
-              const double init = c.head_value_init(slot), now = effective_head_value(slot, raw[size_t(h)]);
+            for (double now : values[size_t(slot)][size_t(l)]) {
               largest[size_t(slot)] = std::max(largest[size_t(slot)], std::abs(now - init));
               heads.push_back(fmt::format("{:.2f} → {:.2f}", init, now));
             }
-            cells.push_back(fmt::format("{}: {}", v.name, fmt::join(heads, ", ")));
+            cells.push_back(fmt::format("{}: {}", f.values[size_t(slot)].name, fmt::join(heads, ", ")));
           }
           md_ += fmt::format("| {} | {} | {} | {} |\n", fn, r.seed, l, fmt::join(cells, "; "));
         }

@@ -229,6 +229,23 @@ void Trainer::save() {
   write_model_files(out_, model_);
 }
 
+std::vector<std::vector<std::vector<double>>> read_head_values(const fs::path& dir,
+                                                               const Config& c) {
+  const AttentionFunctionSpec& f = attention_function_spec(c.attention);
+  std::vector<std::vector<std::vector<double>>> out(size_t(f.value_count));
+  if (f.value_count == 0) return out;
+  const SafetensorsFile w = SafetensorsFile::read(dir / "model.safetensors");
+  for (int slot = 0; slot < f.value_count; ++slot)
+    for (int l = 0; l < c.layers; ++l) {
+      const std::vector<float> raw =
+          w.expect(fmt::format("_backbone.h.{}.{}", l, f.values[size_t(slot)].raw_tensor),
+                   {c.heads}).to_f32();
+      std::vector<double>& heads = out[size_t(slot)].emplace_back();
+      for (float r : raw) heads.push_back(effective_head_value(slot, r));
+    }
+  return out;
+}
+
 Config read_model_config(const fs::path& dir) {
   std::error_code ec;
   BB_CHECK(fs::is_directory(dir, ec), "{}: no such ICL model directory", dir.string());

@@ -84,6 +84,11 @@ class Trainer {
 // The run directory's model: config.json and model.safetensors (or those of a step directory).
 Config read_model_config(const std::filesystem::path& dir);
 void load_model(const std::filesystem::path& dir, Model<float>& model);
+// The attention function's trained values in dir/model.safetensors, effective (SSA's b and n,
+// softmax-t's τ: the raw tensors through the slots' maps): [slot][layer][head]; empty for a
+// function without trainable values.
+std::vector<std::vector<std::vector<double>>> read_head_values(const std::filesystem::path& dir,
+                                                               const Config& c);
 // The settings a run directory was trained with (run.json).
 TrainSettings read_run_settings(const std::filesystem::path& dir);
 

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "common/safetensors.h"
 #include "encoder/checkpoint.h"
 #include "icl/attention_maps.h"
 #include "icl/parameters.h"
@@ -35,20 +34,14 @@ InfoLines describe_icl(const fs::path& dir) {
   // The attention function's trained values, per layer and head, from model.safetensors' raw
   // values through the function's maps (the same lines as a roberta model's).
   const AttentionFunctionSpec& f = attention_function_spec(c.attention);
-  if (f.value_count > 0) {
-    const SafetensorsFile w = SafetensorsFile::read(dir / "model.safetensors");
-    for (int l = 0; l < c.layers; ++l) {
-      std::string line = fmt::format("layer {} ", l);
-      for (int slot = 0; slot < f.value_count; ++slot) {
-        const std::vector<float> raw =
-            w.expect(fmt::format("_backbone.h.{}.{}", l, f.values[size_t(slot)].raw_tensor),
-                     {c.heads}).to_f32();
-        line += fmt::format("{} {}:", slot ? "  " : "", f.values[size_t(slot)].name);
-        for (int h = 0; h < c.heads; ++h)
-          line += fmt::format(" {:.4f}", icl::effective_head_value(slot, raw[size_t(h)]));
-      }
-      out.push_back(line);
+  const auto values = icl::read_head_values(dir, c);  // [slot][layer][head]
+  for (int l = 0; l < c.layers && f.value_count > 0; ++l) {
+    std::string line = fmt::format("layer {} ", l);
+    for (int slot = 0; slot < f.value_count; ++slot) {
+      line += fmt::format("{} {}:", slot ? "  " : "", f.values[size_t(slot)].name);
+      for (double v : values[size_t(slot)][size_t(l)]) line += fmt::format(" {:.4f}", v);
     }
+    out.push_back(line);
   }
   return out;
 }

@@ -151,10 +151,10 @@ constexpr const char* kHeaderHelp =
     "a header names a good column (good, sentence_good, good_sentence, grammatical, acceptable) "
     "and a bad one (bad, sentence_bad, bad_sentence, ungrammatical, unacceptable)";
 
-// The good and bad fields of up to 20 rows after the first, for header_like_row.
+// The good and bad fields of the rows after the first, for header_like_row.
 std::vector<std::vector<std::string>> rows_after_first(const std::vector<DelimitedRow>& rows) {
   std::vector<std::vector<std::string>> rest;
-  for (size_t r = 1; r < rows.size() && r <= 20; ++r) {
+  for (size_t r = 1; r < rows.size() && r <= kHeaderSampleRows; ++r) {
     const auto& f = rows[r].fields;
     rest.emplace_back(f.begin(), f.begin() + std::ptrdiff_t(std::min<size_t>(f.size(), 2)));
   }

@@ -39,7 +39,8 @@ enum class PairColumn { good, bad, paradigm, phenomenon };
 // The column a header field (or a JSONL key) names, by the rules above; nothing for another name.
 std::optional<PairColumn> pair_column_of(const std::string& field);
 // Whether a first row (`first`) is no sentence pair like the rows after it (`rest`, the good and
-// bad fields of up to a few rows), by the detect rule above.
+// bad fields of the next kHeaderSampleRows rows at most), by the detect rule above.
+inline constexpr size_t kHeaderSampleRows = 20;
 bool header_like_row(const std::vector<std::string>& first,
                      const std::vector<std::vector<std::string>>& rest);
 

@@ -191,7 +191,7 @@ void load_blimp(const fs::path& p, const std::string& text, HeaderRule header, S
   if (!records.empty() && header != HeaderRule::absent) {
     const MinimalPair& f = records[0].pair;
     std::vector<std::vector<std::string>> rest;
-    for (size_t r = 1; r < records.size() && r <= 20; ++r)
+    for (size_t r = 1; r < records.size() && r <= kHeaderSampleRows; ++r)
       rest.push_back({records[r].pair.good, records[r].pair.bad});
     const bool like = header_like_row({f.good, f.bad}, rest);
     BB_CHECK(like || header != HeaderRule::present, "{}: --header given but the first record "
