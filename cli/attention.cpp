@@ -8,7 +8,7 @@
 #include "backend/threads.h"
 #include "cli/commands.h"
 #include "common/flag_names.h"
-#include "runs/flag_ranges.h"
+#include "training/flag_ranges.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "models/model_kind.h"

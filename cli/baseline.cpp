@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "common/flag_names.h"
 #include "runs/baseline_run.h"
-#include "runs/flag_ranges.h"
+#include "training/flag_ranges.h"
 
 namespace bb::cli {
 

@@ -28,7 +28,7 @@
 #include "cli/bench_gemm.h"
 #include "cli/bench_icl.h"
 #include "cli/bench_windows.h"
-#include "runs/flag_ranges.h"
+#include "training/flag_ranges.h"
 #include "common/buffer.h"
 #include "backend/threads.h"
 #include "common/error.h"

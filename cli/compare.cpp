@@ -9,10 +9,10 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "common/flag_names.h"
-#include "runs/flag_ranges.h"
+#include "training/flag_ranges.h"
 #include "probing/compare.h"
 #include "probing/primary_endpoints.h"
-#include "runs/split_list.h"
+#include "common/split_list.h"
 #include "probing/report.h"
 
 namespace bb::cli {

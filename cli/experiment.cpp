@@ -11,7 +11,7 @@
 #include "probing/scorer.h"
 #include "runs/attention_variant.h"
 #include "runs/experiment.h"
-#include "runs/flag_ranges.h"
+#include "training/flag_ranges.h"
 
 namespace bb::cli {
 

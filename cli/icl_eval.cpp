@@ -8,11 +8,12 @@
 #include "cli/commands.h"
 #include "models/model_kind.h"
 #include "common/flag_names.h"
-#include "runs/flag_ranges.h"
-#include "runs/split_list.h"
+#include "training/flag_ranges.h"
+#include "common/split_list.h"
 #include "common/error.h"
 #include "icl/eval.h"
 #include "icl/model.h"
+#include "icl/train_flags.h"  // read_run_settings
 #include "icl/trainer.h"
 
 namespace bb::cli {
@@ -77,9 +78,10 @@ void run(const IclEvalArgs& a) {
     g.points.push_back(int(v));
   }
   g.sigma_x = number_list(!a.sigmas.empty() ? a.sigmas : (quant ? "1:29" : "1:10"), "--sigmas");
-  g.sigma_fn = number_list(!a.sigma_fn.empty() ? a.sigma_fn : (quant ? "1" : "1:10"), "--sigma-fn");
+  g.sigma_fn = number_list(!a.sigma_fn.empty() ? a.sigma_fn : (quant ? "1" : "1:10"),
+                           flag_name::sigma_fn);
   for (double v : g.sigma_x) BB_CHECK(v > 0, "--sigmas: {} is not above 0", v);
-  for (double v : g.sigma_fn) BB_CHECK(v > 0, "--sigma-fn: {} is not above 0", v);
+  for (double v : g.sigma_fn) BB_CHECK(v > 0, "{}: {} is not above 0", flag_name::sigma_fn, v);
   g.sequences = a.sequences, g.from_point = a.from_point, g.seed = a.seed;
   g.authors_draws = a.authors_draws;
   std::vector<icl::EvalResult> results;
@@ -123,7 +125,7 @@ void add_icl_eval(CLI::App& icl_cmd) {
                   "10:200:10 (default: 10:200:10; linear tasks: 9)");
   cmd->add_option("--sigmas,--sigma-x", a->sigmas, "Standard deviations of x (default: 1:29; "
                   "linear tasks: 1:10)");
-  cmd->add_option("--sigma-fn", a->sigma_fn, "Standard deviations of the function's a, b or w "
+  cmd->add_option(flag_name::sigma_fn, a->sigma_fn, "Standard deviations of the function's a, b or w "
                   "(linear tasks; default 1:10)");
   cmd->add_option("--dims", a->dims, "linear-regression without a model: input dimensions "
                   "(default: the models')")

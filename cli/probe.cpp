@@ -3,7 +3,7 @@
 
 #include "cli/commands.h"
 #include "common/flag_names.h"
-#include "runs/flag_ranges.h"
+#include "training/flag_ranges.h"
 #include "runs/probe_run.h"
 #include "probing/scorer.h"
 

@@ -8,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "common/flag_names.h"
-#include "runs/flag_ranges.h"
+#include "training/flag_ranges.h"
 #include "runs/saturation_run.h"
 
 namespace bb::cli {

@@ -11,7 +11,7 @@
 #include "models/model_kind.h"
 #include "backend/threads.h"
 #include "common/flag_names.h"
-#include "runs/flag_ranges.h"
+#include "training/flag_ranges.h"
 #include "common/error.h"
 #include "probing/scorer.h"
 

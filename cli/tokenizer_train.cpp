@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "backend/threads.h"
 #include "common/flag_names.h"
-#include "runs/flag_ranges.h"
+#include "training/flag_ranges.h"
 #include "corpora/corpus.h"
 
 namespace bb::cli {

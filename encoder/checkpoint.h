@@ -16,6 +16,7 @@
 
 #include "encoder/model.h"
 #include "encoder/optimizer.h"
+#include "training/checkpoint_dir.h"  // checkpoint_steps, latest_checkpoint, retention
 
 namespace bb {
 
@@ -46,28 +47,6 @@ TrainerState read_trainer_state(const std::filesystem::path& step_dir);
 // Writes DIR/checkpoints/step-N and refreshes the top-level model files.
 std::filesystem::path save_checkpoint(const std::filesystem::path& dir, const Model<float>& model,
                                       const AdamW& opt, const TrainerState& state);
-// The step directory with the highest N, if any.
-std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& dir);
-// The steps of DIR/checkpoints/step-N directories, ascending.
-std::vector<int64_t> checkpoint_steps(const std::filesystem::path& dir);
-
-// Which step checkpoints a run keeps (train --keep-checkpoints): the `last` most recent (0: every
-// one), every multiple of `every` (> 0: --probe-every's models, to probe them again) and the
-// steps in `also` (the checkpoint an extension resumes from: where a wsd decay begins).
-struct CheckpointRetention {
-  int64_t last = 3;
-  int64_t every = 0;
-  std::vector<int64_t> also;
-};
-// Of `steps` (ascending), those the retention drops, ascending.
-std::vector<int64_t> checkpoints_to_prune(const std::vector<int64_t>& steps,
-                                          const CheckpointRetention& keep);
-// Removes what checkpoints_to_prune drops from DIR/checkpoints. Each step directory is first
-// renamed to a temporary name (.step-N.tmp.PID) and then removed, so a crash midway never leaves
-// a half-removed directory that looks like a checkpoint. Returns the steps removed.
-std::vector<int64_t> prune_checkpoints(const std::filesystem::path& dir,
-                                       const CheckpointRetention& keep);
-
 // Restores raw parameters, Adam moments and the trainer state from a step directory.
 TrainerState load_checkpoint(const std::filesystem::path& step_dir, Model<float>& model,
                              AdamW& opt);

@@ -17,8 +17,6 @@ static void write_metrics_log(const fs::path& path, const nlohmann::json& lines)
   write_file_atomic(path, text);
 }
 
-std::atomic<bool> Trainer::stop_requested{false};
-
 static OptimConfig with_total(OptimConfig o, int64_t steps) {
   o.total_steps = steps;
   return o;

@@ -14,6 +14,7 @@
 #include "encoder/checkpoint.h"
 #include "encoder/model.h"
 #include "encoder/optimizer.h"
+#include "training/stop_request.h"
 
 namespace bb {
 
@@ -80,7 +81,8 @@ class Trainer {
   int64_t step() const { return state_.step; }
   int captured_graphs() const { return graphs_.captured(); }
 
-  static std::atomic<bool> stop_requested;  // set on Ctrl-C or SIGTERM (common/stop_signals.h)
+  // The process's stop request (training/stop_request.h): set on Ctrl-C or SIGTERM.
+  static inline std::atomic<bool>& stop_requested = training::stop_requested;
 
  private:
   TrainOptions opts_;

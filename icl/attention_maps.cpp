@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/philox.h"
 #include "icl/model.h"
+#include "icl/train_flags.h"  // read_run_settings
 #include "icl/trainer.h"
 
 namespace bb::icl {

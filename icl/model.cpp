@@ -186,17 +186,12 @@ T Model<T>::forward(const std::vector<T>& z, const std::vector<T>& targets, int 
   b.z.from_host(z.data(), z.size());
   if (has_loss_) b.targets.from_host(targets.data(), targets.size());
   const Views<T> pv(layout_, cfg_, param_data());
-  const int C = cfg_.hidden, H = cfg_.heads;
+  const int C = cfg_.hidden;
   // x0 = read_in(z) + wpe[position]
   T* x0 = b.x.data();
   ops::linear_forward<T>(x0, b.z.data(), pv.read_in_w, pv.read_in_b, N_, cfg_.dims, C);
   for (int s = 0; s < B_; ++s) ops::add_inplace<T>(x0 + int64_t(s) * L_ * C, pv.wpe, int64_t(L_) * C);
-  for (int l = 0; l < cfg_.layers; ++l) {
-    if (pv.layers[l].raw0)
-      ops::head_values_effective<T>(b.v0.data() + l * H, b.v1.data() + l * H, pv.layers[l].raw0,
-                                    pv.layers[l].raw1, H);
-    run_layer(l);
-  }
+  for (int l = 0; l < cfg_.layers; ++l) run_layer(l);
   // pred(M) = read_out(ln_f(x_L))[x positions]
   const T* xL = b.x.data() + int64_t(cfg_.layers) * N_ * C;
   ops::layernorm_forward<T>(b.lnf.data(), b.lnf_mean.data(), b.lnf_rstd.data(), xL, pv.ln_f_w,
@@ -209,52 +204,53 @@ T Model<T>::forward(const std::vector<T>& z, const std::vector<T>& targets, int 
 }
 
 template <typename T>
-void Model<T>::run_layer(int l) {
+blocks::CausalBlockStores<T> Model<T>::layer_stores(int l) const {
   Buffers& b = *buf_;
-  const Views<T> pv(layout_, cfg_, param_data());
-  const auto& w = pv.layers[size_t(l)];
   const int C = cfg_.hidden, H = cfg_.heads, F = cfg_.ffn();
   const int64_t NC = int64_t(N_) * C, block = int64_t(B_) * H * L_ * L_;
   const int64_t store = (train_ ? l : 0) * block;
-  const T* x = b.x.data() + l * NC;
-  T* out = b.x.data() + (l + 1) * NC;
-  T* qkv = b.qkv.data() + l * 3 * NC;
-  T* ctx = b.ctx.data() + l * NC;
-  const T* attn_in = x;
+  blocks::CausalBlockStores<T> a;
+  a.x = b.x.data() + l * NC;
+  a.out = b.x.data() + (l + 1) * NC;
+  a.qkv = b.qkv.data() + l * 3 * NC;
+  a.ctx = b.ctx.data() + l * NC;
+  a.S = b.S.data() + store, a.P = b.P.data() + store, a.mask = b.mask.data() + store;
+  a.v0 = b.v0.data() + l * H, a.v1 = b.v1.data() + l * H;
   if (cfg_.has_mlp()) {
-    T* ln1 = b.ln1.data() + l * NC;
-    ops::layernorm_forward<T>(ln1, b.ln1_mean.data() + l * N_, b.ln1_rstd.data() + l * N_, x,
-                              w.ln1_w, w.ln1_b, N_, C, T(cfg_.layer_norm_eps));
-    attn_in = ln1;
+    a.ln1 = b.ln1.data() + l * NC;
+    a.ln1_mean = b.ln1_mean.data() + l * N_, a.ln1_rstd = b.ln1_rstd.data() + l * N_;
+    a.mid = b.mid.data() + l * NC;
+    a.ln2 = b.ln2.data() + l * NC;
+    a.ln2_mean = b.ln2_mean.data() + l * N_, a.ln2_rstd = b.ln2_rstd.data() + l * N_;
+    a.fc = b.fc.data() + l * int64_t(N_) * F;
+    a.act = b.act.data() + l * int64_t(N_) * F;
   }
-  ops::linear_forward<T>(qkv, attn_in, w.qkv_w, w.qkv_b, N_, C, 3 * C);
-  ops::AttentionShape shape{B_, H, C, b.offsets.data(), b.store_at.data()};
+  return a;
+}
+
+template <typename T>
+ops::AttentionShape Model<T>::attention_shape() const {
+  ops::AttentionShape shape{B_, cfg_.heads, cfg_.hidden, buf_->offsets.data(),
+                            buf_->store_at.data()};
   shape.causal = true;
   shape.max_len = L_;
-  const AttentionFunction kind = cfg_.attention;
-  const bool values = head_value_count(kind) > 0;
-  ops::attention_forward<T>(ctx, b.S.data() + store, b.P.data() + store, b.mask.data() + store,
-                            qkv, shape, kind, values ? b.v0.data() + l * H : nullptr,
-                            values ? b.v1.data() + l * H : nullptr, 0.f, nullptr);
-  if (observer_) {
-    std::vector<T> P = b.P.host();
-    observer_(l, std::vector<T>(P.begin() + store, P.begin() + store + block));
-  }
-  // attention-only: out = proj(ctx) (+ x); full: mid = x + proj(ctx), out = mid + mlp(ln_2(mid))
-  T* proj_to = cfg_.has_mlp() ? b.mid.data() + l * NC : out;
-  ops::linear_forward<T>(proj_to, ctx, w.proj_w, w.proj_b, N_, C, C);
-  if (cfg_.residual()) ops::add_inplace<T>(proj_to, x, NC);
-  if (!cfg_.has_mlp()) return;
-  const T* mid = proj_to;
-  T* ln2 = b.ln2.data() + l * NC;
-  T* fc = b.fc.data() + l * int64_t(N_) * F;
-  T* act = b.act.data() + l * int64_t(N_) * F;
-  ops::layernorm_forward<T>(ln2, b.ln2_mean.data() + l * N_, b.ln2_rstd.data() + l * N_, mid,
-                            w.ln2_w, w.ln2_b, N_, C, T(cfg_.layer_norm_eps));
-  ops::linear_forward<T>(fc, ln2, w.fc_w, w.fc_b, N_, C, F);
-  ops::gelu_tanh_forward<T>(act, fc, int64_t(N_) * F);
-  ops::linear_forward<T>(out, act, w.fc_proj_w, w.fc_proj_b, N_, F, C);
-  ops::add_inplace<T>(out, mid, NC);
+  return shape;
+}
+
+template <typename T>
+void Model<T>::run_layer(int l) {
+  const Views<T> pv(layout_, cfg_, param_data());
+  const blocks::CausalBlockStores<T> a = layer_stores(l);
+  const int64_t block = int64_t(B_) * cfg_.heads * L_ * L_;
+  std::function<void()> observe;
+  if (observer_)
+    observe = [&] {
+      const std::vector<T> P = buf_->P.host();
+      const auto at = P.begin() + (a.P - buf_->P.data());
+      observer_(l, std::vector<T>(at, at + block));
+    };
+  blocks::causal_block_forward<T>(block_spec(cfg_), pv.layers[size_t(l)], a, attention_shape(),
+                                  N_, observe);
 }
 
 template <typename T>
@@ -288,65 +284,13 @@ void Model<T>::back_layer(int l) {
   Buffers& b = *buf_;
   const Views<T> pv(layout_, cfg_, param_data());
   const Views<T> gv(layout_, cfg_, grad_data());
-  const auto& w = pv.layers[size_t(l)];
-  const auto& g = gv.layers[size_t(l)];
-  const int C = cfg_.hidden, H = cfg_.heads, F = cfg_.ffn();
-  const int64_t NC = int64_t(N_) * C, block = int64_t(B_) * H * L_ * L_, store = l * block;
-  const T* x = b.x.data() + l * NC;
-  T* dx = b.dx.data();
-  T* dtmp = b.dtmp.data();
-  if (cfg_.has_mlp()) {  // out = mid + fc_proj(gelu(fc(ln_2(mid)))): dx becomes d mid
-    const T* mid = b.mid.data() + l * NC;
-    const T* fc = b.fc.data() + l * int64_t(N_) * F;
-    const T* act = b.act.data() + l * int64_t(N_) * F;
-    ops::linear_backward<T>(b.dact.data(), g.fc_proj_w, g.fc_proj_b, dx, act, w.fc_proj_w, N_, F,
-                            C);
-    ops::gelu_tanh_backward<T>(b.dfc.data(), b.dact.data(), fc, int64_t(N_) * F);
-    ops::linear_backward<T>(dtmp, g.fc_w, g.fc_b, b.dfc.data(), b.ln2.data() + l * NC, w.fc_w, N_,
-                            C, F);
-    ops::layernorm_backward<T>(b.dctx.data(), g.ln2_w, g.ln2_b, dtmp, mid,
-                               b.ln2_mean.data() + l * N_, b.ln2_rstd.data() + l * N_, w.ln2_w,
-                               N_, C);
-    ops::add_inplace<T>(dx, b.dctx.data(), NC);
-  }
-  // (mid or out) = proj(attention(qkv(a))) (+ x), a = ln_1(x) (full) or x
-  ops::linear_backward<T>(b.dctx.data(), g.proj_w, g.proj_b, dx, b.ctx.data() + l * NC, w.proj_w,
-                          N_, C, C);
-  ops::AttentionShape shape{B_, H, C, buf_->offsets.data(), buf_->store_at.data()};
-  shape.causal = true;
-  shape.max_len = L_;
-  const AttentionFunction kind = cfg_.attention;
-  const bool values = head_value_count(kind) > 0;
-  T* dv0 = b.dv0.data() + l * H;
-  T* dv1 = b.dv1.data() + l * H;
-  if (values) {
-    ops::fill_zero<T>(dv0, H);
-    ops::fill_zero<T>(dv1, H);
-  }
-  const T* qkv = b.qkv.data() + l * 3 * NC;
-  ops::attention_backward<T>(b.dqkv.data(), values ? dv0 : nullptr, values ? dv1 : nullptr,
-                             b.scratch.data(), b.dctx.data(), qkv, b.S.data() + store,
-                             b.P.data() + store, b.mask.data() + store, shape, kind,
-                             values ? b.v0.data() + l * H : nullptr,
-                             values ? b.v1.data() + l * H : nullptr);
-  if (values)
-    ops::head_values_raw_grads<T>(g.raw0, g.raw1, dv0, dv1, b.v0.data() + l * H,
-                                  b.v1.data() + l * H, H, cfg_.head_value_frozen(0),
-                                  head_value_count(kind) > 1 && cfg_.head_value_frozen(1));
-  if (cfg_.has_mlp()) {
-    T* ln1 = b.ln1.data() + l * NC;
-    ops::linear_backward<T>(b.dctx.data(), g.qkv_w, g.qkv_b, b.dqkv.data(), ln1, w.qkv_w, N_, C,
-                            3 * C);
-    ops::layernorm_backward<T>(dtmp, g.ln1_w, g.ln1_b, b.dctx.data(), x,
-                               b.ln1_mean.data() + l * N_, b.ln1_rstd.data() + l * N_, w.ln1_w,
-                               N_, C);
-    ops::add_inplace<T>(dx, dtmp, NC);
-  } else if (cfg_.residual()) {
-    ops::linear_backward<T>(dtmp, g.qkv_w, g.qkv_b, b.dqkv.data(), x, w.qkv_w, N_, C, 3 * C);
-    ops::add_inplace<T>(dx, dtmp, NC);
-  } else {
-    ops::linear_backward<T>(dx, g.qkv_w, g.qkv_b, b.dqkv.data(), x, w.qkv_w, N_, C, 3 * C);
-  }
+  const int H = cfg_.heads;
+  blocks::CausalBlockScratch<T> d;
+  d.dtmp = b.dtmp.data(), d.dctx = b.dctx.data(), d.dqkv = b.dqkv.data();
+  d.dfc = b.dfc.data(), d.dact = b.dact.data();
+  d.dv0 = b.dv0.data() + l * H, d.dv1 = b.dv1.data() + l * H, d.scratch = b.scratch.data();
+  blocks::causal_block_backward<T>(block_spec(cfg_), pv.layers[size_t(l)], gv.layers[size_t(l)],
+                                   layer_stores(l), d, b.dx.data(), attention_shape(), N_);
 }
 
 template <typename T>

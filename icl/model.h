@@ -56,6 +56,8 @@ class Model {
  private:
   struct Buffers;
   void reshape(int B, int L, bool train);
+  blocks::CausalBlockStores<T> layer_stores(int l) const;  // layer l's slices of the buffers
+  ops::AttentionShape attention_shape() const;
   void run_layer(int l);
   void back_layer(int l);
 

@@ -9,21 +9,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "blocks/causal_block.h"
 #include "icl/config.h"
 
 namespace bb::icl {
 
-// How a tensor is initialised (GPT-2's _init_weights; the read-in and read-out are plain
-// nn.Linear layers outside GPT2Model, with PyTorch's default init).
-enum class Init {
-  normal,           // N(0, init_std)
-  normal_residual,  // N(0, init_std / sqrt(2 layers)): c_proj of attention and MLP
-  linear_default,   // U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (nn.Linear's weight and bias)
-  zeros,
-  ones,
-  head_value0,  // raw value of slot 0 at its initial value
-  head_value1,
-};
+using Init = blocks::Init;  // how a tensor is initialised (GPT-2's _init_weights)
+
+// The causal block every layer is (blocks/causal_block.h), as the config says.
+blocks::CausalBlockSpec block_spec(const Config& c);
 
 struct ParamTensor {
   std::string name;
@@ -45,15 +39,7 @@ struct Layout {
 // Typed views into a buffer laid out by Layout; null where the architecture has no such tensor.
 template <typename T>
 struct Views {
-  struct Layer {
-    T *ln1_w = nullptr, *ln1_b = nullptr;  // (C), full only
-    T *qkv_w, *qkv_b;                      // (3C, C), (3C): rows [q; k; v]
-    T *proj_w, *proj_b;                    // (C, C), (C)
-    T *ln2_w = nullptr, *ln2_b = nullptr;  // (C), full only
-    T *fc_w = nullptr, *fc_b = nullptr;    // (4C, C), (4C), full only
-    T *fc_proj_w = nullptr, *fc_proj_b = nullptr;  // (C, 4C), (C), full only
-    T *raw0 = nullptr, *raw1 = nullptr;    // (H) raw trainable values of the attention function
-  };
+  using Layer = blocks::CausalBlockWeights<T>;  // a layer's tensors (null: not in the arch)
   T *read_in_w, *read_in_b;  // (C, dims), (C)
   T* wpe;                    // (positions, C)
   std::vector<Layer> layers;

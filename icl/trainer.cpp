@@ -1,7 +1,5 @@
 #include "icl/trainer.h"
 
-#include <unistd.h>
-
 #include <cmath>
 
 #include "common/error.h"
@@ -9,7 +7,8 @@
 #include "common/json_read.h"
 #include "common/philox.h"
 #include "common/safetensors.h"
-#include "encoder/checkpoint.h"  // latest_checkpoint
+#include "icl/train_flags.h"
+#include "training/checkpoint_dir.h"
 
 namespace bb::icl {
 
@@ -21,65 +20,12 @@ int Curriculum::points_at(int64_t step) const {
   return int(std::min<int64_t>(p, end));
 }
 
-json TrainSettings::fingerprint() const {
-  return {{"task", task_name(task)},
-          {"batch_size", batch},
-          {"seed", seed},
-          {"lr", lr},
-          {"beta1", beta1},
-          {"beta2", beta2},
-          {"eps", eps},
-          {"clip_norm", clip_norm},
-          {"points_start", curriculum.start},
-          {"points_end", curriculum.end},
-          {"points_inc", curriculum.inc},
-          {"points_every", curriculum.every},
-          {"sigma", spread.sigma_x},
-          {"sigma_fn", spread.sigma_fn}};
-}
-
-void TrainSettings::validate() const {
-  BB_CHECK(batch >= 1 && batch <= 65536, "--batch must be between 1 and 65536, got {}", batch);
-  BB_CHECK(steps >= 1, "--steps must be at least 1, got {}", steps);
-  BB_CHECK(std::isfinite(lr) && lr > 0, "--lr must be a positive number, got {}", lr);
-  BB_CHECK(curriculum.start >= 1 && curriculum.start <= curriculum.end,
-           "--points-start must be between 1 and --points-end ({}), got {}", curriculum.end,
-           curriculum.start);
-  BB_CHECK(curriculum.inc >= 0, "--points-inc must be >= 0, got {}", curriculum.inc);
-  BB_CHECK(curriculum.every >= 1, "--points-every must be >= 1, got {}", curriculum.every);
-  for (auto [flag, v] : {std::pair{"--sigma", spread.sigma_x}, {"--sigma-fn", spread.sigma_fn}})
-    BB_CHECK(std::isfinite(v) && v > 0 && v <= 1e6, "{} must be > 0 and <= 1e6, got {}", flag,
-             v);
-  BB_CHECK(checkpoint_every >= 1, "--checkpoint-every must be >= 1, got {}", checkpoint_every);
-}
-
-TrainSettings settings_from_json(const json& j, const std::string& where) {
-  BB_CHECK(j.is_object(), "{}: \"train\" must be an object", where);
-  TrainSettings s;
-  s.task = parse_task(json_string(j, "task", where));
-  s.batch = int(json_integer(j, "batch_size", where));
-  s.seed = json_unsigned(j, "seed", where);
-  s.lr = json_number(j, "lr", where);
-  s.beta1 = json_number(j, "beta1", where);
-  s.beta2 = json_number(j, "beta2", where);
-  s.eps = json_number(j, "eps", where);
-  s.clip_norm = json_number(j, "clip_norm", where);
-  s.curriculum.start = int(json_integer(j, "points_start", where));
-  s.curriculum.end = int(json_integer(j, "points_end", where));
-  s.curriculum.inc = int(json_integer(j, "points_inc", where));
-  s.curriculum.every = json_integer(j, "points_every", where);
-  s.spread.sigma_x = json_number(j, "sigma", where);
-  s.spread.sigma_fn = json_number(j, "sigma_fn", where);
-  s.validate();
-  return s;
-}
-
 namespace {
 
 constexpr uint64_t kTaskStream = 0x1C1DA7Aull;
 
 json run_json(const Config& c, const TrainSettings& s) {
-  return {{"kind", "icl"}, {"config", to_json(c)}, {"train", s.fingerprint()}};
+  return {{"kind", "icl"}, {"config", to_json(c)}, {"train", settings_json(s)}};
 }
 
 std::vector<TensorRef> named_tensors(const Layout& layout, const float* data) {
@@ -97,12 +43,14 @@ void write_model_files(const fs::path& dir, const Model<float>& model) {
 std::string first_difference(const json& a, const json& b, const std::string& path) {
   if (a.is_object() && b.is_object()) {
     for (const auto& [key, value] : a.items()) {
-      if (!b.contains(key)) return path + key + ": missing in the new settings";
+      if (!b.contains(key))  // a flag recorded only where it is not its default
+        return fmt::format("{}{}: {} in the run, the default now", path, key, value.dump());
       const std::string d = first_difference(value, b.at(key), path + key + ".");
       if (!d.empty()) return d;
     }
     for (const auto& [key, value] : b.items())
-      if (!a.contains(key)) return path + key + ": not in the run's run.json";
+      if (!a.contains(key))
+        return fmt::format("{}{}: the default in the run, {} now", path, key, value.dump());
     return "";
   }
   if (a == b) return "";
@@ -117,14 +65,22 @@ Trainer::Trainer(const Config& config, const TrainSettings& settings, const fs::
     : cfg_(config), s_(settings), out_(out), model_(config, device), m_(device), v_(device),
       schedule_(device) {
   s_.validate();
-  BB_CHECK(s_.curriculum.end <= cfg_.positions / 2,
-           "--points-end {} needs {} positions, the model has {} (n_positions)", s_.curriculum.end,
-           2 * s_.curriculum.end, cfg_.positions);
-  BB_CHECK(s_.task == Task::linear_regression || cfg_.dims == 1,
-           "--dims is for linear-regression; task {} has 1-d inputs", task_name(s_.task));
+  check_settings_for_model(s_, cfg_);
   m_.assign(size_t(model_.layout().total), 0.f);
   v_.assign(size_t(model_.layout().total), 0.f);
   schedule_.assign(3, 0.0);
+  // Adam's spans of one learning-rate multiplier: the attention function's trainable values that
+  // its row scales take --ssa-lr-mult, the rest 1 (one span when the multiplier is 1).
+  const AttentionFunctionSpec& f = attention_function_spec(cfg_.attention);
+  for (const ParamTensor& t : model_.layout().tensors) {
+    const int slot = t.init == Init::head_value0 ? 0 : t.init == Init::head_value1 ? 1 : -1;
+    const double mult = slot >= 0 && f.values[size_t(slot)].ssa_lr_mult ? s_.ssa_lr_mult : 1.0;
+    if (!spans_.empty() && spans_.back().lr_mult == mult &&
+        spans_.back().offset + spans_.back().size == t.offset)
+      spans_.back().size += t.size;
+    else
+      spans_.push_back({t.offset, t.size, mult});
+  }
   model_.init_weights(s_.seed);
   if (out_.empty()) return;
   fs::create_directories(out_);
@@ -175,10 +131,12 @@ double Trainer::train_step() {
   schedule_.from_host(sched, 3);
   auto* schedule = reinterpret_cast<const ops::AdamWSchedule*>(schedule_.data());
   if (s_.clip_norm > 0) ops::sum_squares(schedule_.data() + 2, model_.grad_data(), model_.layout().total);
-  const ops::AdamWStep st{float(s_.beta1), float(s_.beta2), float(s_.eps), 0.f, 1.0, s_.clip_norm,
-                          true};
-  ops::adamw_update(model_.param_data(), model_.grad_data(), m_.data(), v_.data(),
-                    model_.layout().total, st, schedule);
+  for (const Span& span : spans_) {
+    const ops::AdamWStep st{float(s_.beta1), float(s_.beta2), float(s_.eps), 0.f, span.lr_mult,
+                            s_.clip_norm, true};
+    ops::adamw_update(model_.param_data() + span.offset, model_.grad_data() + span.offset,
+                      m_.data() + span.offset, v_.data() + span.offset, span.size, st, schedule);
+  }
   ++step_;
   last_loss_ = loss;
   return loss;
@@ -203,17 +161,7 @@ void Trainer::save() {
   for (float p : model_.params)  // never a non-finite model into a checkpoint
     BB_CHECK(std::isfinite(p), "training diverged by step {}: a parameter is {} (the last "
              "checkpoint in {} is kept)", step_, p, out_.string());
-  const fs::path root = out_ / "checkpoints";
-  fs::create_directories(root);
-  remove_stale_temporaries(out_);
-  remove_stale_temporaries(root);
-  const fs::path final_dir = root / ("step-" + std::to_string(step_));
-  const fs::path tmp =
-      root / (".step-" + std::to_string(step_) + ".tmp." + std::to_string(::getpid()));
-  std::error_code ignored;
-  try {
-    fs::remove_all(tmp, ignored);
-    fs::create_directory(tmp);
+  write_step_directory(out_, step_, [&](const fs::path& tmp) {
     write_model_files(tmp, model_);
     const std::vector<float> m = m_.host(), v = v_.host();
     const int64_t n = model_.layout().total;
@@ -221,12 +169,9 @@ void Trainer::save() {
                       {{"adam_m", {n}, m.data()}, {"adam_v", {n}, v.data()}});
     const json st{{"step", step_}, {"seed", s_.seed}, {"points", s_.curriculum.points_at(step_)}};
     write_file_atomic(tmp / "trainer_state.json", st.dump(2) + "\n");
-  } catch (...) {
-    fs::remove_all(tmp, ignored);
-    throw;
-  }
-  replace_directory(tmp, final_dir);
+  });
   write_model_files(out_, model_);
+  prune_checkpoints(out_, {.last = s_.keep_checkpoints, .every = 0, .also = {}});
 }
 
 std::vector<std::vector<std::vector<double>>> read_head_values(const fs::path& dir,
@@ -266,13 +211,5 @@ void load_model(const fs::path& dir, Model<float>& model) {
   model.upload_params();
 }
 
-TrainSettings read_run_settings(const fs::path& dir) {
-  const fs::path path = dir / "run.json";
-  const json j = read_json_file(path);
-  BB_CHECK(j.is_object() && j.value("kind", "") == "icl", "{}: not an ICL run (expected \"kind\": "
-           "\"icl\")", path.string());
-  BB_CHECK(j.contains("train"), "{}: \"train\" is missing", path.string());
-  return settings_from_json(j.at("train"), path.string());
-}
 
 }  // namespace bb::icl

@@ -15,10 +15,10 @@
 #include <optional>
 
 #include "backend/device.h"
-#include "encoder/trainer.h"
 #include "icl/config.h"
 #include "icl/model.h"
 #include "icl/task.h"
+#include "training/stop_request.h"
 
 namespace bb::icl {
 
@@ -39,11 +39,10 @@ struct TrainSettings {
   Curriculum curriculum;
   Spread spread;  // training distribution: x ~ N(0, sigma_x^2), functions ~ N(0, sigma_fn^2)
   int64_t checkpoint_every = 1000;
-  // Everything that decides the run's updates (not steps, which a resume may extend): run.json.
-  nlohmann::json fingerprint() const;
-  void validate() const;  // one-line errors naming the flag
+  double ssa_lr_mult = 1.0;      // learning-rate multiplier of the values whose row says so (b, n)
+  int64_t keep_checkpoints = 0;  // the K most recent step checkpoints (0: every one)
+  void validate() const;         // what the flags' ranges cannot say, naming the flags
 };
-TrainSettings settings_from_json(const nlohmann::json& j, const std::string& where);
 
 struct StepLog {
   int64_t step;  // updates done
@@ -66,9 +65,8 @@ class Trainer {
   int64_t step() const { return step_; }
   Model<float>& model() { return model_; }
 
-  // The process's one stop flag (Ctrl-C, SIGTERM), shared with the encoder's trainer so that
-  // `icl experiment`'s scheduler and in-process jobs see the same request.
-  static inline std::atomic<bool>& stop_requested = bb::Trainer::stop_requested;
+  // The process's stop request (training/stop_request.h): set on Ctrl-C or SIGTERM.
+  static inline std::atomic<bool>& stop_requested = training::stop_requested;
 
  private:
   Config cfg_;
@@ -77,6 +75,11 @@ class Trainer {
   Model<float> model_;
   Array<float> m_, v_;
   Array<double> schedule_;  // one ops::AdamWSchedule on the model's device
+  struct Span {
+    int64_t offset, size;
+    double lr_mult;
+  };
+  std::vector<Span> spans_;  // Adam's parameter spans by learning-rate multiplier
   int64_t step_ = 0;
   double last_loss_ = 0;
 };
@@ -89,7 +92,5 @@ void load_model(const std::filesystem::path& dir, Model<float>& model);
 // function without trainable values.
 std::vector<std::vector<std::vector<double>>> read_head_values(const std::filesystem::path& dir,
                                                                const Config& c);
-// The settings a run directory was trained with (run.json).
-TrainSettings read_run_settings(const std::filesystem::path& dir);
 
 }  // namespace bb::icl

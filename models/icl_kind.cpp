@@ -6,6 +6,7 @@
 #include "icl/attention_maps.h"
 #include "icl/parameters.h"
 #include "icl/task.h"
+#include "icl/train_flags.h"  // read_run_settings
 #include "icl/trainer.h"
 
 namespace bb {

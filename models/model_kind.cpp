@@ -8,8 +8,7 @@
 #include <optional>
 
 #include "common/files.h"
-#include "models/icl_kind.h"
-#include "models/roberta_kind.h"
+#include "models/model_kind_rows.h"
 
 namespace bb {
 
@@ -23,24 +22,10 @@ constexpr std::array<std::string_view, kModelCommandCount> kCommandNames = {
     "info", "attention", "saturation", "probe", "score", "encode", "export", "icl eval",
     "babyberta.load"};
 
-// clang-format off
-constexpr std::array<ModelKindSpec, kModelKindCount> kModelKinds{{
-    {ModelKind::roberta, "roberta", {"roberta", "babyberta"},
-     "BabyBERTa's RoBERTa masked LM",
-     {C::info, C::attention, C::saturation, C::probe, C::score, C::encode, C::export_hf,
-      C::python_load}, 8, ModelInput::sentences, describe_roberta, roberta_attention},
-    {ModelKind::icl_gpt2, "icl-gpt2", {"babyberta_icl_gpt2", ""},
-     "the in-context-learning GPT-2 of `icl train`",
-     {C::info, C::attention, C::saturation, C::icl_eval}, 4, ModelInput::task_sequences,
-     describe_icl, icl_attention},
-    {ModelKind::gpt2, "gpt2", {"gpt2", ""},
-     "a GPT-2 causal LM (reserved: no command reads it yet)",
-     {}, 0, ModelInput::none, nullptr, nullptr},
-}};
-// clang-format on
+constexpr std::array<ModelKindSpec, kModelKindCount> kModelKinds =
+    model_kind_rows(std::make_index_sequence<kModelKindCount>());
 
-// Every row in enum order, none missing (a missing row is value-initialised: kind roberta, name
-// empty) and every model_type in one row only.
+// Every row names its own kind (a row copied from another kind's and not edited would not).
 constexpr bool kinds_in_enum_order() {
   for (size_t i = 0; i < kModelKinds.size(); ++i)
     if (size_t(kModelKinds[i].kind) != i || kModelKinds[i].name.empty()) return false;

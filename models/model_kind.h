@@ -56,6 +56,18 @@ struct ModelKindSpec {
   ModelAttention (*attention)(const std::filesystem::path& dir, const AttentionRequest& r);
 };
 
+// Each kind's row: a specialisation of ModelKindRow (models/model_kind_rows.h) with a
+// `static constexpr ModelKindSpec spec`. The table is built from ModelKindRow<K> for every K of the
+// enum, so a kind added to ModelKind without its row does not compile (ModelKindRow<K> is an
+// incomplete type; tests/runs/compile_fail checks g++'s error).
+template <ModelKind K>
+struct ModelKindRow;
+
+template <size_t... I>
+constexpr std::array<ModelKindSpec, sizeof...(I)> model_kind_rows(std::index_sequence<I...>) {
+  return {ModelKindRow<ModelKind(I)>::spec...};
+}
+
 const ModelKindSpec& model_kind_spec(ModelKind k);
 const std::array<ModelKindSpec, kModelKindCount>& model_kind_table();
 

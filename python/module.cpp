@@ -211,6 +211,8 @@ PYBIND11_MODULE(_babyberta, m) {
      "analytic"_a, "attention"_a, "length"_a, "sigmas"_a, "points"_a, "threads"_a, "device"_a);
   m.def("train_flag_forms", &train_flag_forms);
   m.def("train", &train, "args"_a, "progress"_a);
+  m.def("icl_train_flag_forms", &icl_train_flag_forms);
+  m.def("icl_train", &icl_train, "args"_a, "progress"_a);
   m.def("load", [](const std::filesystem::path& dir, const std::string& device, int threads) {
     return engine_call([&] { return std::make_unique<LoadedModel>(dir, device, threads); });
   }, "run_dir"_a, "device"_a = "cpu", "threads"_a = 1);

@@ -2,27 +2,76 @@
 
 #include <fmt/core.h>
 
+#include <functional>
 #include <optional>
 
 #include "common/error.h"
 #include "common/stop_signals.h"
-#include "encoder/trainer.h"
+#include "icl/train_flags.h"
 #include "python/engine_call.h"
+#include "runs/icl_train_run.h"
 #include "runs/train_flags.h"
 #include "runs/train_run.h"
+#include "training/stop_request.h"
 
 namespace py = pybind11;
 
 namespace bb::python {
 
-py::dict train_flag_forms() {
+namespace {
+
+template <typename Rows>
+py::dict forms_of(const Rows& rows) {
   py::dict out;
-  for (const TrainFlag& row : train_flags())
-    out[py::str(row.flag)] = row.form == TrainFlag::value       ? "value"
-                             : row.form == TrainFlag::switch_on ? "switch_on"
-                                                                : "switch_off";
+  for (const auto& row : rows)
+    out[py::str(row.flag)] = row.form == row.value       ? "value"
+                             : row.form == row.switch_on ? "switch_on"
+                                                         : "switch_off";
   return out;
 }
+
+// Runs `body` (a training run given its per-step callback) with the GIL released. After every
+// step, pending signals reach Python and `progress` (unless None) is called with as_dict(step);
+// the Python exception that stopped the run (KeyboardInterrupt, or the callback's) is raised once
+// the checkpoint is saved.
+template <typename Log>
+void run_in_process(const std::function<void(const std::function<void(const Log&)>&)>& body,
+                    const py::object& progress, const std::function<py::dict(const Log&)>& as_dict) {
+  // Declared before the GIL is released: destroyed holding it.
+  std::optional<py::error_already_set> raised;
+  auto on_step = [&](const EngineCall& call, const Log& s) {
+    call.deliver_pending_signals();
+    py::gil_scoped_acquire gil;
+    try {
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      if (!progress.is_none()) progress(as_dict(s));
+    } catch (py::error_already_set& e) {
+      raised.emplace(std::move(e));
+      training::stop_requested = true;
+    }
+  };
+  training::stop_requested = false;
+  {
+    EngineCall call;
+    py::gil_scoped_release release;
+    try {
+      body([&](const Log& s) { on_step(call, s); });
+    } catch (const Interrupted& e) {
+      fmt::print(stderr, "{}\n", e.what());  // where the checkpoint is and how to continue
+      if (!raised) {
+        training::stop_requested = false;
+        throw Error(e.what());
+      }
+    }
+  }
+  training::stop_requested = false;
+  if (raised) throw std::move(*raised);
+}
+
+}  // namespace
+
+py::dict train_flag_forms() { return forms_of(train_flags()); }
+py::dict icl_train_flag_forms() { return forms_of(icl::train_flags()); }
 
 void train(std::vector<std::string> args, const py::object& progress) {
   args.insert(args.begin(), "train");
@@ -33,39 +82,29 @@ void train(std::vector<std::string> args, const py::object& progress) {
     fail("train: {}", e.what());
   }
   const int64_t steps = a.steps;
-  // The Python exception that stopped the run (KeyboardInterrupt, or the callback's), raised once
-  // the checkpoint is saved. Declared before the GIL is released: destroyed holding it.
-  std::optional<py::error_already_set> raised;
-  auto on_step = [&](const EngineCall& call, const StepLog& s) {
-    call.deliver_pending_signals();
-    py::gil_scoped_acquire gil;
-    try {
-      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-      if (!progress.is_none())
-        progress(py::dict(py::arg("step") = s.step, py::arg("steps") = steps,
-                          py::arg("loss") = s.loss, py::arg("lr") = s.lr,
-                          py::arg("grad_norm") = s.grad_norm, py::arg("tokens") = s.tokens));
-    } catch (py::error_already_set& e) {
-      raised.emplace(std::move(e));
-      Trainer::stop_requested = true;
-    }
-  };
-  Trainer::stop_requested = false;
-  {
-    EngineCall call;
-    py::gil_scoped_release release;
-    try {
-      run_train(a, {}, [&](const StepLog& s) { on_step(call, s); });
-    } catch (const Interrupted& e) {
-      fmt::print(stderr, "{}\n", e.what());  // where the checkpoint is and how to continue
-      if (!raised) {
-        Trainer::stop_requested = false;
-        throw Error(e.what());
-      }
-    }
+  run_in_process<StepLog>(
+      [&](const std::function<void(const StepLog&)>& on_step) { run_train(a, {}, on_step); },
+      progress, [steps](const StepLog& s) {
+        return py::dict(py::arg("step") = s.step, py::arg("steps") = steps,
+                        py::arg("loss") = s.loss, py::arg("lr") = s.lr,
+                        py::arg("grad_norm") = s.grad_norm, py::arg("tokens") = s.tokens);
+      });
+}
+
+void icl_train(const std::vector<std::string>& args, const py::object& progress) {
+  icl::TrainArgs a;
+  try {
+    a = icl::parse_train_args(args);
+  } catch (const CLI::ParseError& e) {
+    fail("icl_train: {}", e.what());
   }
-  Trainer::stop_requested = false;
-  if (raised) throw std::move(*raised);
+  const int64_t steps = a.extend_to > 0 ? a.extend_to : a.s.steps;
+  run_in_process<icl::StepLog>(
+      [&](const std::function<void(const icl::StepLog&)>& on_step) { run_icl_train(a, on_step); },
+      progress, [steps](const icl::StepLog& s) {
+        return py::dict(py::arg("step") = s.step, py::arg("steps") = steps,
+                        py::arg("loss") = s.loss, py::arg("points") = s.points);
+      });
 }
 
 }  // namespace bb::python

@@ -17,7 +17,7 @@
 #include "common/stop_signals.h"
 #include "runs/progress.h"
 #include "common/error.h"
-#include "encoder/trainer.h"
+#include "training/stop_request.h"
 
 namespace bb {
 
@@ -100,7 +100,7 @@ void run_jobs(const std::vector<Job>& jobs, int parallel, const JobsStatus& stat
     int status = 0;
     pid_t pid = 0;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) == 0) {
-      if (Trainer::stop_requested && !forwarded) {
+      if (training::stop_requested && !forwarded) {
         for (const auto& r : running) ::kill(r.first, SIGINT);
         forwarded = true;
       }
@@ -125,7 +125,7 @@ void run_jobs(const std::vector<Job>& jobs, int parallel, const JobsStatus& stat
   };
   for (const Job& j : jobs) {
     while (int(running.size()) >= parallel) reap();
-    if (Trainer::stop_requested || !failed.empty()) break;
+    if (training::stop_requested || !failed.empty()) break;
     fs::create_directories(j.log.parent_path());
     running.push_back({start_child(self, j), &j});
     event(fmt::format("  started  {} (log: {})", j.name, j.log.string()));
@@ -133,7 +133,7 @@ void run_jobs(const std::vector<Job>& jobs, int parallel, const JobsStatus& stat
   while (!running.empty()) reap();
   if (status && tty) fmt::print(stderr, "\n");
   BB_CHECK(failed.empty(), "{} job(s) failed: {}", failed.size(), fmt::join(failed, "; "));
-  if (Trainer::stop_requested || !interrupted.empty())
+  if (training::stop_requested || !interrupted.empty())
     throw Interrupted(fmt::format("interrupted ({} stopped); rerun the same command to resume",
                                   interrupted.empty() ? std::string("no job")
                                                       : fmt::format("{}", fmt::join(interrupted, ", "))));

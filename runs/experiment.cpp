@@ -14,13 +14,13 @@
 #include "common/flag_names.h"
 #include "common/hash.h"
 #include "common/stop_signals.h"
-#include "encoder/trainer.h"
+#include "training/stop_request.h"
 #include "parallel/mpi.h"
 #include "probing/report.h"
 #include "probing/scorer.h"
 #include "runs/experiment_grid.h"
 #include "runs/rank_jobs.h"
-#include "runs/split_list.h"
+#include "common/split_list.h"
 #include "runs/train_run.h"
 
 namespace bb {
@@ -78,7 +78,7 @@ void count_references(const ExperimentArgs& a, Grid& g) {
 }  // namespace
 
 std::optional<Comparison> run_experiment(ExperimentArgs a) {
-  stop_gracefully(Trainer::stop_requested);  // Ctrl-C, SIGTERM: running jobs save, exit 130
+  stop_gracefully(training::stop_requested);  // Ctrl-C, SIGTERM: running jobs save, exit 130
   const mpi::World& world = mpi::world();  // under mpirun/srun: ranks share the grid
   if (world.active() && world.rank != 0) {
     serve_jobs();

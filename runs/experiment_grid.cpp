@@ -18,7 +18,7 @@
 #include "runs/progress.h"
 #include "runs/rank_jobs.h"
 #include "runs/run_settings.h"
-#include "runs/split_list.h"
+#include "common/split_list.h"
 #include "runs/train_run.h"
 
 namespace bb {

@@ -15,8 +15,8 @@
 #include "common/flag_names.h"
 #include "common/json_read.h"
 #include "common/stop_signals.h"
-#include "encoder/checkpoint.h"
-#include "encoder/trainer.h"  // Trainer::stop_requested: run_jobs's stop flag
+#include "training/checkpoint_dir.h"
+#include "training/stop_request.h"
 #include "icl/config.h"
 #include "icl/experiment_report.h"
 #include "icl/task.h"
@@ -25,7 +25,7 @@
 #include "runs/attention_variant.h"
 #include "runs/child_jobs.h"
 #include "runs/rank_jobs.h"
-#include "runs/split_list.h"
+#include "common/split_list.h"
 
 namespace bb {
 
@@ -95,12 +95,16 @@ std::vector<Job> training_jobs(const IclExperimentArgs& a, const std::vector<std
         for (int seed = a.first_seed; seed <= a.seeds; ++seed) {
           Run r{task, arch, fn.label, fmt::format("{}-{}-{}-seed{}", task, arch, fn.run_name, seed),
                 seed};
-          std::vector<std::string> args = {
-              "icl", "train", "--task", task, "--arch", arch, flag_name::preset,
-              a.preset, flag_name::seed, std::to_string(seed), flag_name::steps, std::to_string(a.steps),
-              "--points-every", std::to_string(a.points_every), flag_name::threads,
-              std::to_string(a.threads), flag_name::device, a.device, "--quiet", flag_name::out,
-              (out / "runs" / r.name).string()};
+          icl::TrainArgs run = a.train;  // the grid's cell, over the experiment's --steps etc.
+          run.task = task;
+          run.arch = arch;
+          run.preset = a.preset;
+          run.s.seed = uint64_t(seed);
+          run.threads = a.threads;
+          run.device = a.device;
+          run.quiet = true;
+          run.out = (out / "runs" / r.name).string();
+          std::vector<std::string> args = icl::to_args(run);
           args.insert(args.end(), fn.train_flags.begin(), fn.train_flags.end());
           args.insert(args.end(), a.train_flags.begin(), a.train_flags.end());
           train.push_back({r.name, args, out / "logs" / (r.name + ".log")});
@@ -124,11 +128,11 @@ JobsStatus checkpoint_status(const IclExperimentArgs& a, const std::vector<Run>&
   int64_t before = 0;
   for (const Run& r : runs) {
     dirs.push_back(fs::path(a.out) / "runs" / r.name);
-    before += std::min<int64_t>(a.steps, checkpointed_step(dirs.back()));
+    before += std::min<int64_t>(a.train.s.steps, checkpointed_step(dirs.back()));
   }
-  const int64_t total = a.steps * int64_t(runs.size());
+  const int64_t total = a.train.s.steps * int64_t(runs.size());
   const auto t0 = std::chrono::steady_clock::now();
-  return [dirs, before, total, t0, steps = a.steps](size_t finished) {
+  return [dirs, before, total, t0, steps = a.train.s.steps](size_t finished) {
     int64_t done = 0;
     for (const fs::path& d : dirs) done += std::min(steps, checkpointed_step(d));
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -156,7 +160,7 @@ std::vector<Job> eval_jobs(const IclExperimentArgs& a, const std::vector<std::st
         if (r.task == task && r.arch == arch)
           args.insert(args.end(), {"--model", (out / "runs" / r.name).string()});
       for (const auto& [flag, v] : {std::pair{"--lengths", a.lengths}, {"--sigmas", a.sigmas},
-                                    {"--sigma-fn", a.sigma_fn}})
+                                    {flag_name::sigma_fn, a.sigma_fn}})
         if (!v.empty()) args.insert(args.end(), {flag, v});
       evals.push_back({"eval " + g, args, out / "logs" / ("eval-" + g + ".log")});
     }
@@ -190,7 +194,7 @@ std::string write_report(const IclExperimentArgs& a, const std::vector<std::stri
 }  // namespace
 
 std::string run_icl_experiment(IclExperimentArgs a) {
-  stop_gracefully(Trainer::stop_requested);
+  stop_gracefully(training::stop_requested);
   const mpi::World& world = mpi::world();
   if (world.active() && world.rank != 0) {
     serve_jobs();

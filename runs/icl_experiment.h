@@ -11,15 +11,30 @@
 #include <string>
 #include <vector>
 
+#include "icl/train_flags.h"
+#include "training/flag_table.h"
+
 namespace bb {
 
 struct IclExperimentArgs {
   std::string tasks = "every", attention = "softmax,ssa", archs = "full", preset = "icl-tiny";
   std::string out, device = "cpu", lengths, sigmas, sigma_fn;
   int seeds = 3, first_seed = 1, jobs = 0, threads = 1, sequences = 64, report_points = 40;
-  int64_t steps = 3000, points_every = 2000;
-  std::vector<std::string> train_flags;  // icl train's flags, given to every run
+  icl::TrainArgs train = default_runs();  // --steps and --points-every, given to every run
+  std::vector<std::string> train_flags;   // icl train's other flags, given to every run
+  static icl::TrainArgs default_runs() {
+    icl::TrainArgs t;
+    t.s.steps = 3000;
+    return t;
+  }
 };
+
+// icl experiment's flags as a table (training/flag_table.h); the rows it shares with icl train
+// (--steps, --points-every) take icl train's help and check.
+using IclExperimentFlag = FlagRow<IclExperimentArgs>;
+const std::vector<IclExperimentFlag>& icl_experiment_flags();
+// The icl train flags a grid sets per run (refused among the flags passed to every run).
+const std::vector<std::string>& icl_flags_set_by_grid();
 
 // Trains, evaluates and compares the grid in a.out; returns report.md's text ("" on an MPI rank
 // other than 0, which serves rank 0's jobs). a.train_flags must be icl train's (the CLI checks).

@@ -7,23 +7,28 @@
 #include "backend/device.h"
 #include "backend/threads.h"
 #include "common/dir_lock.h"
+#include "common/error.h"
+#include "common/flag_names.h"
 #include "common/stop_signals.h"
 #include "runs/progress.h"
 
 namespace bb {
 
-void run_icl_train(IclTrainArgs a) {
+void run_icl_train(icl::TrainArgs a, const std::function<void(const icl::StepLog&)>& on_step) {
   set_threads(a.threads);
   const Device device = usable_device(a.device);
-  icl::Config cfg = icl::preset(a.preset);
-  cfg.arch = icl::parse_arch(a.arch);
-  cfg.attention = parse_attention_function(a.attention);
-  cfg.head_values = a.head_values;
-  cfg.dims = a.dims;
+  const icl::Config cfg = icl::model_config(a);
   cfg.validate("icl train");
   a.s.task = icl::parse_task(a.task);
   const std::filesystem::path out = a.out;
   const DirLock lock(out);
+  if (a.extend_to > 0) {  // the run, checked against run.json below, goes on to extend_to
+    BB_CHECK(std::filesystem::exists(out / "run.json"), "{}: {} holds no run to extend (no run.json); "
+             "train it first", flag_name::extend_to, out.string());
+    BB_CHECK(a.extend_to > a.s.steps, "{} {} must be above {} {}", flag_name::extend_to,
+             a.extend_to, flag_name::steps, a.s.steps);
+    a.s.steps = a.extend_to;
+  }
   icl::Trainer trainer(cfg, a.s, out, device);
   const int64_t start = trainer.step();
   if (!a.quiet)
@@ -33,12 +38,13 @@ void run_icl_train(IclTrainArgs a) {
   Progress progress(a.s.steps, "steps", 100, start);
   int64_t tokens = 0;
   trainer.run([&](const icl::StepLog& s) {
+    if (on_step) return on_step(s);
     tokens += int64_t(a.s.batch) * 2 * s.points;
     if (!a.quiet)
       progress.update(s.step, fmt::format("loss {:.4f} points {} {:.0f} tok/s", s.loss, s.points,
                                           double(tokens) / progress.seconds()));
   });
-  if (!a.quiet) progress.finish();
+  if (!a.quiet && !on_step) progress.finish();
   if (icl::Trainer::stop_requested)
     throw Interrupted(fmt::format("interrupted: checkpoint saved at step {} in {}; to continue, "
                                   "run the same command again",

@@ -15,7 +15,7 @@
 
 #include "common/error.h"
 #include "common/stop_signals.h"
-#include "encoder/trainer.h"
+#include "training/stop_request.h"
 #include "parallel/mpi.h"
 
 namespace bb {
@@ -117,7 +117,7 @@ class Scheduler {
       }
       {
         std::lock_guard lock(mutex_);
-        if (Trainer::stop_requested && !stopping_) {
+        if (training::stop_requested && !stopping_) {
           stopping_ = true;
           changed_.notify_all();
         }
@@ -150,7 +150,7 @@ class Scheduler {
   // After every rank is done: the failures and stops, as run_jobs reports them.
   void check() const {
     BB_CHECK(failed_.empty(), "{} job(s) failed: {}", failed_.size(), fmt::join(failed_, "; "));
-    if (Trainer::stop_requested || !stopped_.empty())
+    if (training::stop_requested || !stopped_.empty())
       throw Interrupted(fmt::format("interrupted ({} stopped); rerun the same command to resume",
                                     stopped_.empty() ? std::string("no job")
                                                      : fmt::format("{}", fmt::join(stopped_, ", "))));

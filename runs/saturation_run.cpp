@@ -13,12 +13,13 @@
 #include "common/flag_names.h"
 #include "encoder/config.h"
 #include "icl/saturation.h"
+#include "icl/train_flags.h"  // read_run_settings
 #include "icl/trainer.h"
 #include "models/model_kind.h"
 #include "probing/attention_maps.h"
 #include "probing/suite.h"
-#include "runs/flag_ranges.h"
-#include "runs/split_list.h"
+#include "training/flag_ranges.h"
+#include "common/split_list.h"
 
 namespace bb {
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "common/flag_names.h"
-#include "runs/flag_ranges.h"
-#include "runs/split_list.h"
+#include "training/flag_ranges.h"
+#include "common/split_list.h"
 #include "common/error.h"
 
 namespace bb {
@@ -51,7 +51,7 @@ std::vector<TrainFlag> make_table() {
       {.flag = flag_name::resume,
        .help = "",  // (below: names the resumable flags)
        .role = input, .field = BB_FIELD(resume), .form = TrainFlag::switch_on},
-      {.flag = "--extend-to",
+      {.flag = flag_name::extend_to,
        .help = "With --resume: continue a constant or wsd run to N steps in all (N > --steps; give "
                "the run's original flags). A wsd run resumes from where its decay began; the "
                "checkpoints after it move to DIR/extended-from-STEPS/. Bit for bit the run that "
@@ -105,7 +105,7 @@ std::vector<TrainFlag> make_table() {
        .role = math, .field = BB_FIELD(optim.decay_steps),
        .check = [] { return count_in(1, 1000000000); },
        .recorded = [](const TrainArgs& a) { return a.schedule == "wsd"; }, .show_default = false},
-      {.flag = "--keep-checkpoints",
+      {.flag = flag_name::keep_checkpoints,
        .help = "Keep the K most recent step checkpoints (all: every one), and always those "
                "--probe-every probed and the one an extension resumes from",
        .role = resumable, .field = BB_FIELD(keep_checkpoints), .check = [] { return keep_count(); },
@@ -127,7 +127,7 @@ std::vector<TrainFlag> make_table() {
       {.flag = "--dropout", .help = "Hidden and attention dropout", .role = math,
        .field = BB_FIELD(dropout), .check = [] { return in_range(0, 1, false, true); },
        .from_recipe = [](TrainArgs& a, R r) { a.dropout = r.dropout; }},
-      {.flag = "--ssa-lr-mult", .help = "SSA: learning-rate multiplier for b, n", .role = math,
+      {.flag = flag_name::ssa_lr_mult, .help = "SSA: learning-rate multiplier for b, n", .role = math,
        .field = BB_FIELD(optim.ssa_lr_mult), .check = [] { return in_range(0, 1e6); }},
       {.flag = "--eval-every", .help = "Dev loss, checkpoint and metrics line every K steps",
        .role = resumable, .field = BB_FIELD(eval_every),
@@ -190,21 +190,6 @@ std::vector<TrainFlag> make_table() {
 
 #undef BB_FIELD
 
-// A member's value as JSON (run.json) and as command-line text.
-ojson json_of(const FlagField& f) {
-  return std::visit([](auto* p) { return ojson(*p); }, f);
-}
-std::string text_of(const FlagField& f) {
-  return std::visit(
-      [](auto* p) -> std::string {
-        using T = std::remove_pointer_t<decltype(p)>;
-        if constexpr (std::is_same_v<T, std::string>) return *p;
-        else if constexpr (std::is_same_v<T, bool>) return *p ? "true" : "false";
-        else return fmt::format("{}", *p);  // doubles: the shortest text that reads back exactly
-      },
-      f);
-}
-
 }  // namespace
 
 const std::vector<TrainFlag>& train_flags() {
@@ -213,25 +198,7 @@ const std::vector<TrainFlag>& train_flags() {
 }
 
 void add_train_options(CLI::App* cmd, TrainArgs& a, const std::set<std::string>& skip) {
-  for (const TrainFlag& row : train_flags()) {
-    if (skip.count(row.flag)) continue;
-    const FlagField field = row.field(a);
-    if (row.form == TrainFlag::switch_on) {
-      cmd->add_flag(row.flag, *std::get<bool*>(field), row.help);
-      continue;
-    }
-    if (row.form == TrainFlag::switch_off) {
-      bool* member = std::get<bool*>(field);
-      cmd->add_flag_callback(row.flag, [member] { *member = false; }, row.help);
-      continue;
-    }
-    CLI::Option* opt = std::visit(
-        [&](auto* p) { return cmd->add_option(row.flag, *p, row.help); }, field);
-    if (row.check) opt->transform(row.check());  // (a transform may rewrite: --threads, `all`)
-    if (row.required) opt->required();
-    else if (row.text) opt->default_str(row.text(a));
-    else if (row.show_default && !text_of(field).empty()) opt->capture_default_str();
-  }
+  flag_table::add_options(cmd, a, train_flags(), skip);
 }
 
 void apply_recipe(TrainArgs& a, const CLI::App& cmd) {
@@ -261,40 +228,17 @@ TrainArgs parse_train_args(const std::vector<std::string>& args) {
   return t;
 }
 
-std::vector<std::string> to_args(const TrainArgs& given) {
-  TrainArgs a = given, defaults;
-  std::vector<std::string> args = {"train"};
-  for (const TrainFlag& row : train_flags()) {
-    const FlagField field = row.field(a);
-    const bool as_default = json_of(field) == json_of(row.field(defaults));
-    if (row.form != TrainFlag::value) {
-      if (!as_default) args.push_back(row.flag);  // a switch is given when it changes its bool
-      continue;
-    }
-    if (as_default && !row.from_recipe) continue;  // (a recipe's flag: always, it would override)
-    args.push_back(row.flag);
-    args.push_back(row.text ? row.text(a) : text_of(field));
-  }
-  return args;
+std::vector<std::string> to_args(const TrainArgs& a) {
+  return flag_table::to_args(a, train_flags(), {"train"});
 }
 
-ojson train_settings(const TrainArgs& given, const std::string& corpus_sha256,
+ojson train_settings(const TrainArgs& a, const std::string& corpus_sha256,
                      const std::string& tokenizer_sha256) {
-  TrainArgs a = given;
   ojson settings{{"--corpus (sha256)", corpus_sha256}, {"--tokenizer (sha256)", tokenizer_sha256}};
-  for (const TrainFlag& row : train_flags()) {
-    if (row.role != FlagRole::math || (row.recorded && !row.recorded(a))) continue;
-    const ojson value = json_of(row.field(a));
-    settings[row.flag] = row.form == TrainFlag::switch_off ? ojson(!value.get<bool>()) : value;
-  }
+  settings.update(flag_table::settings(a, train_flags()));
   return settings;
 }
 
-std::string resumable_flags() {
-  std::vector<std::string> flags;
-  for (const TrainFlag& row : train_flags())
-    if (row.role == FlagRole::resumable) flags.push_back(row.flag);
-  return fmt::format("{}", fmt::join(flags, ", "));
-}
+std::string resumable_flags() { return flag_table::resumable_flags(train_flags()); }
 
 }  // namespace bb

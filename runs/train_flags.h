@@ -7,16 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <set>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "corpora/mlm_batches.h"
 #include "encoder/config.h"
 #include "encoder/optimizer.h"
 #include "encoder/recipe.h"
+#include "training/flag_table.h"
 
 namespace bb {
 
@@ -54,30 +53,8 @@ struct TrainArgs {
   bool quiet = false;           // not a flag: experiment's in-process runs, MPI's other ranks
 };
 
-// What a flag is to a run.
-enum class FlagRole {
-  math,       // changes what is computed: in run.json's settings; a resume must match it
-  resumable,  // how or what is reported, not what is computed: may change on resume
-  input,      // what to read, write or do (--corpus and --tokenizer enter run.json by content)
-};
-
-// A pointer to the member a flag sets.
-using FlagField = std::variant<int*, int64_t*, uint64_t*, double*, bool*, std::string*>;
-
-struct TrainFlag {
-  std::string flag = {}, help = {};
-  FlagRole role = FlagRole::math;
-  std::function<FlagField(TrainArgs&)> field = {};
-  std::function<CLI::Validator()> check = {};  // empty: any value of the type
-  enum Form { value, switch_on, switch_off } form = value;  // switch_off: sets its bool to false
-  std::function<void(TrainArgs&, const Recipe&)> from_recipe = {};  // empty: no recipe sets it
-  // math flags added after runs existed are in run.json only when this holds, so that older runs
-  // keep their fingerprints (empty: always)
-  std::function<bool(const TrainArgs&)> recorded = {};
-  bool required = false;
-  std::function<std::string(const TrainArgs&)> text = {};  // to_args's value (empty: the member's)
-  bool show_default = true;  // in --help (false where the default means "not given")
-};
+// A row of train's table (training/flag_table.h); a --recipe sets the rows with from_recipe.
+using TrainFlag = FlagRow<TrainArgs, Recipe>;
 
 // Every train flag, the attention functions' trainable values' flags included (from their table).
 const std::vector<TrainFlag>& train_flags();

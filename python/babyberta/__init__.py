@@ -22,7 +22,8 @@ import warnings
 from . import _babyberta as _engine
 from ._babyberta import Error, __version__, blas_info
 
-__all__ = ["Error", "Model", "__version__", "blas_info", "compare", "load", "probe", "saturation", "train"]
+__all__ = ["Error", "Model", "__version__", "blas_info", "compare", "icl_train", "load", "probe",
+           "saturation", "train"]
 Error.__module__ = __name__  # shown as babyberta.Error
 
 
@@ -201,11 +202,10 @@ def saturation(models=(), suite=None, scales=None, boosts=None, sentences=500, s
         return json.loads((target / "saturation.json").read_text())
 
 
-def _train_args(flags):
-    """Keyword arguments as `babyberta train`'s command line, from the command's flag table:
-    warmup_steps=500 is --warmup-steps 500; a switch (resume=True, no_bias_correction=True) is
-    given when True."""
-    forms = _engine.train_flag_forms()
+def _flag_args(command, forms, flags):
+    """Keyword arguments as a command's command line, from its flag table (forms: flag -> value,
+    switch_on or switch_off): warmup_steps=500 is --warmup-steps 500; a switch (resume=True,
+    no_bias_correction=True) is given when True."""
     args = []
     for name, value in flags.items():
         flag = "--" + name.replace("_", "-")
@@ -213,10 +213,10 @@ def _train_args(flags):
         if form is None:
             close = difflib.get_close_matches(flag, list(forms), n=1)
             hint = f" (did you mean {close[0][2:].replace('-', '_')}?)" if close else ""
-            raise Error(f"train: unknown keyword argument '{name}'{hint}")
+            raise Error(f"{command}: unknown keyword argument '{name}'{hint}")
         if form != "value":
             if not isinstance(value, bool):
-                raise TypeError(f"train: {name} is a switch: expected True or False")
+                raise TypeError(f"{command}: {name} is a switch: expected True or False")
             if value:
                 args.append(flag)
             continue
@@ -239,5 +239,16 @@ def train(progress=None, **flags):
     loss, lr, grad_norm, tokens) after every update. Ctrl-C (KeyboardInterrupt), or an exception
     raised by `progress`, stops the run with a checkpoint saved and is then raised; the same call
     with resume=True continues it bit for bit. Returns the run directory."""
-    _engine.train(_train_args(flags), progress)
+    _engine.train(_flag_args("train", _engine.train_flag_forms(), flags), progress)
+    return pathlib.Path(flags["out"])
+
+
+def icl_train(progress=None, **flags):
+    """Trains as `babyberta icl train` does, in this process, with its flags as keyword arguments
+    (out=..., task="every", arch="attention-only-residual", attention="ssa", steps=...,
+    ssa_lr_mult=..., keep_checkpoints=..., extend_to=...). progress: None or a callable given a
+    dict (step, steps, loss, points) after every update. The same call on an existing run resumes
+    it bit for bit; Ctrl-C (KeyboardInterrupt), or an exception raised by `progress`, stops the
+    run with a checkpoint saved and is then raised. Returns the run directory."""
+    _engine.icl_train(_flag_args("icl_train", _engine.icl_train_flag_forms(), flags), progress)
     return pathlib.Path(flags["out"])

@@ -13,7 +13,7 @@
 #include "backend/attention_function.h"
 #include "backend/threads.h"
 #include "common/closest_name.h"
-#include "runs/split_list.h"
+#include "common/split_list.h"
 
 namespace bb {
 

@@ -1,0 +1,38 @@
+// The model-kind table's rows (models/model_kind.h): one ModelKindRow specialisation per kind. A
+// new kind is its enum value, its row here and its own pieces (describer, readers).
+#pragma once
+#include "models/icl_kind.h"
+#include "models/model_kind.h"
+#include "models/roberta_kind.h"
+
+namespace bb {
+
+template <>
+struct ModelKindRow<ModelKind::roberta> {
+  using C = ModelCommand;
+  static constexpr ModelKindSpec spec{
+      ModelKind::roberta, "roberta", {"roberta", "babyberta"}, "BabyBERTa's RoBERTa masked LM",
+      {C::info, C::attention, C::saturation, C::probe, C::score, C::encode, C::export_hf,
+       C::python_load},
+      8, ModelInput::sentences, describe_roberta, roberta_attention};
+};
+
+template <>
+struct ModelKindRow<ModelKind::icl_gpt2> {
+  using C = ModelCommand;
+  static constexpr ModelKindSpec spec{
+      ModelKind::icl_gpt2, "icl-gpt2", {"babyberta_icl_gpt2", ""},
+      "the in-context-learning GPT-2 of `icl train`",
+      {C::info, C::attention, C::saturation, C::icl_eval}, 4, ModelInput::task_sequences,
+      describe_icl, icl_attention};
+};
+
+template <>
+struct ModelKindRow<ModelKind::gpt2> {
+  static constexpr ModelKindSpec spec{
+      ModelKind::gpt2, "gpt2", {"gpt2", ""},
+      "a GPT-2 causal LM (reserved: no command reads it yet)", {}, 0, ModelInput::none, nullptr,
+      nullptr};
+};
+
+}  // namespace bb
