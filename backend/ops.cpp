@@ -109,15 +109,24 @@ const char* frozen_linear_backend() { return cpu::frozen_linear_backend(); }
 
 template <typename T>
 void embedding_forward(T* out, const int32_t* ids, const int32_t* pos, const T* wte, const T* wpe,
-                       const T* wtt, int N, int C) {
-  BB_ROUTE(embedding_forward, (out, ids, pos, wte, wpe, wtt, N, C), out, ids, pos, wte, wpe, wtt);
+                       int N, int C) {
+  BB_ROUTE(embedding_forward, (out, ids, pos, wte, wpe, N, C), out, ids, pos, wte, wpe);
 }
 
 template <typename T>
-void embedding_backward(T* dwte, T* dwpe, T* dwtt, const T* dout, const int32_t* ids,
-                        const int32_t* pos, int N, int C) {
-  BB_ROUTE(embedding_backward, (dwte, dwpe, dwtt, dout, ids, pos, N, C), dwte, dwpe, dwtt, dout,
-           ids, pos);
+void embedding_backward(T* dwte, T* dwpe, const T* dout, const int32_t* ids, const int32_t* pos,
+                        int N, int C) {
+  BB_ROUTE(embedding_backward, (dwte, dwpe, dout, ids, pos, N, C), dwte, dwpe, dout, ids, pos);
+}
+
+template <typename T>
+void add_row_forward(T* x, const T* row, int N, int C) {
+  BB_ROUTE(add_row_forward, (x, row, N, C), x, row);
+}
+
+template <typename T>
+void add_row_backward(T* drow, const T* dx, int N, int C) {
+  BB_ROUTE(add_row_backward, (drow, dx, N, C), drow, dx);
 }
 
 template <typename T>
@@ -275,10 +284,11 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const
   template void gemm<T>(bool, bool, int, int, int, T, const T*, int, const T*, int, T, T*, int);   \
   template void linear_forward<T>(T*, const T*, const T*, const T*, int, int, int);                \
   template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, int);       \
-  template void embedding_forward<T>(T*, const int32_t*, const int32_t*, const T*, const T*,       \
-                                     const T*, int, int);                                          \
-  template void embedding_backward<T>(T*, T*, T*, const T*, const int32_t*, const int32_t*, int,   \
-                                      int);                                                        \
+  template void embedding_forward<T>(T*, const int32_t*, const int32_t*, const T*, const T*, int,  \
+                                     int);                                                         \
+  template void embedding_backward<T>(T*, T*, const T*, const int32_t*, const int32_t*, int, int); \
+  template void add_row_forward<T>(T*, const T*, int, int);                                        \
+  template void add_row_backward<T>(T*, const T*, int, int);                                       \
   template void layernorm_forward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, T);       \
   template void layernorm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*,          \
                                       const T*, int, int);                                         \

@@ -40,14 +40,20 @@ void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W
                      int out);
 
 // ---- Embedding ---------------------------------------------------------------------------------
-// out(N,C) = wte[ids[n]] + wpe[pos[n]] + wtt[0]
+// out(N,C) = wte[ids[n]] + wpe[pos[n]]
 template <typename T>
 void embedding_forward(T* out, const int32_t* ids, const int32_t* pos, const T* wte, const T* wpe,
-                       const T* wtt, int N, int C);
-// dwte[ids[n]] += dout[n]; dwpe[pos[n]] += dout[n]; dwtt[0] += dout[n]
+                       int N, int C);
+// dwte[ids[n]] += dout[n]; dwpe[pos[n]] += dout[n] (each table row summed in row order)
 template <typename T>
-void embedding_backward(T* dwte, T* dwpe, T* dwtt, const T* dout, const int32_t* ids,
-                        const int32_t* pos, int N, int C);
+void embedding_backward(T* dwte, T* dwpe, const T* dout, const int32_t* ids, const int32_t* pos,
+                        int N, int C);
+// x(N,C)[n] += row(C) for every n (RoBERTa's token-type row 0 onto its embeddings)
+template <typename T>
+void add_row_forward(T* x, const T* row, int N, int C);
+// drow(C) += sum over n of dx[n], in row order
+template <typename T>
+void add_row_backward(T* drow, const T* dx, int N, int C);
 
 // ---- LayerNorm ---------------------------------------------------------------------------------
 // out(N,C) = (x - mean) * rstd * w + b; saves mean(N), rstd(N)

@@ -28,8 +28,9 @@ void Model<T>::run_forward() {
   const bool dropout = !cap_.inference_only;
   auto pre_dropout = [&](T* dst) { return dropout ? act.pre_dropout : dst; };
 
-  // Embeddings: word + position + type 0 -> LayerNorm -> dropout
-  ops::embedding_forward<T>(act.emb_sum, in.ids, in.pos, pv.wte, pv.wpe, pv.wtt, N, C);
+  // Embeddings: (word + position) + type 0 -> LayerNorm -> dropout
+  ops::embedding_forward<T>(act.emb_sum, in.ids, in.pos, pv.wte, pv.wpe, N, C);
+  ops::add_row_forward<T>(act.emb_sum, pv.wtt, N, C);
   ops::layernorm_forward<T>(pre_dropout(act.layer(0).x), act.emb_mean, act.emb_rstd,
                             act.emb_sum, pv.emb_ln_w, pv.emb_ln_b, N, C,
                             T(cfg_.layer_norm_eps));
@@ -168,7 +169,8 @@ void Model<T>::backward() {
   ops::dropout_backward<T>(t1, dx, act.emb_mask, NC);
   ops::layernorm_backward<T>(t2, gv.emb_ln_w, gv.emb_ln_b, t1, act.emb_sum, act.emb_mean,
                              act.emb_rstd, pv.emb_ln_w, N, C);
-  ops::embedding_backward<T>(gv.wte, gv.wpe, gv.wtt, t2, in.ids, in.pos, N, C);
+  ops::embedding_backward<T>(gv.wte, gv.wpe, t2, in.ids, in.pos, N, C);
+  ops::add_row_backward<T>(gv.wtt, t2, N, C);
 }
 
 template void Model<float>::run_forward();

@@ -1,4 +1,4 @@
-// Token + position + token-type embeddings.
+// Token + position embeddings; a row added onto every row (RoBERTa's token type).
 #include <algorithm>
 
 #include "backend/cpu/ops.h"
@@ -7,19 +7,19 @@ namespace bb::cpu {
 
 template <typename T>
 void embedding_forward(T* out, const int32_t* ids, const int32_t* pos, const T* wte, const T* wpe,
-                       const T* wtt, int N, int C) {
+                       int N, int C) {
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > kParallelMin)
   for (int n = 0; n < N; ++n) {
     const T* w = wte + int64_t(ids[n]) * C;
     const T* p = wpe + int64_t(pos[n]) * C;
     T* o = out + int64_t(n) * C;
-    for (int c = 0; c < C; ++c) o[c] = w[c] + p[c] + wtt[c];
+    for (int c = 0; c < C; ++c) o[c] = w[c] + p[c];
   }
 }
 
 template <typename T>
-void embedding_backward(T* dwte, T* dwpe, T* dwtt, const T* dout, const int32_t* ids,
-                        const int32_t* pos, int N, int C) {
+void embedding_backward(T* dwte, T* dwpe, const T* dout, const int32_t* ids, const int32_t* pos,
+                        int N, int C) {
   // Rows may share a token id: each thread owns a block of columns and adds the rows into it in
   // their fixed order, so sums are deterministic and independent of the thread count.
 #pragma omp parallel for schedule(static) if (int64_t(N) * C > kParallelMin)
@@ -32,19 +32,41 @@ void embedding_backward(T* dwte, T* dwpe, T* dwtt, const T* dout, const int32_t*
       for (int c = c0; c < c1; ++c) {
         w[c] += d[c];
         p[c] += d[c];
-        dwtt[c] += d[c];
       }
     }
   }
 }
 
-template void embedding_forward<float>(float*, const int32_t*, const int32_t*, const float*,
-                                       const float*, const float*, int, int);
-template void embedding_forward<double>(double*, const int32_t*, const int32_t*, const double*,
-                                        const double*, const double*, int, int);
-template void embedding_backward<float>(float*, float*, float*, const float*, const int32_t*,
-                                        const int32_t*, int, int);
-template void embedding_backward<double>(double*, double*, double*, const double*, const int32_t*,
-                                         const int32_t*, int, int);
+template <typename T>
+void add_row_forward(T* x, const T* row, int N, int C) {
+#pragma omp parallel for schedule(static) if (int64_t(N) * C > kParallelMin)
+  for (int n = 0; n < N; ++n) {
+    T* o = x + int64_t(n) * C;
+    for (int c = 0; c < C; ++c) o[c] += row[c];
+  }
+}
+
+template <typename T>
+void add_row_backward(T* drow, const T* dx, int N, int C) {
+  // Each thread owns a block of columns and sums the rows in order (deterministic).
+#pragma omp parallel for schedule(static) if (int64_t(N) * C > kParallelMin)
+  for (int c0 = 0; c0 < C; c0 += kColumnBlock) {
+    const int c1 = std::min(C, c0 + kColumnBlock);
+    for (int n = 0; n < N; ++n) {
+      const T* d = dx + int64_t(n) * C;
+      for (int c = c0; c < c1; ++c) drow[c] += d[c];
+    }
+  }
+}
+
+#define BB_INSTANTIATE(T)                                                                         \
+  template void embedding_forward<T>(T*, const int32_t*, const int32_t*, const T*, const T*, int, \
+                                     int);                                                        \
+  template void embedding_backward<T>(T*, T*, const T*, const int32_t*, const int32_t*, int, int); \
+  template void add_row_forward<T>(T*, const T*, int, int);                                       \
+  template void add_row_backward<T>(T*, const T*, int, int);
+BB_INSTANTIATE(float)
+BB_INSTANTIATE(double)
+#undef BB_INSTANTIATE
 
 }  // namespace bb::cpu

@@ -37,9 +37,11 @@ const char* frozen_linear_backend();
 
 // embedding.cpp, layernorm.cpp
 template <typename T> void embedding_forward(T* out, const int32_t* ids, const int32_t* pos,
-    const T* wte, const T* wpe, const T* wtt, int N, int C);
-template <typename T> void embedding_backward(T* dwte, T* dwpe, T* dwtt, const T* dout,
+    const T* wte, const T* wpe, int N, int C);
+template <typename T> void embedding_backward(T* dwte, T* dwpe, const T* dout,
     const int32_t* ids, const int32_t* pos, int N, int C);
+template <typename T> void add_row_forward(T* x, const T* row, int N, int C);
+template <typename T> void add_row_backward(T* drow, const T* dx, int N, int C);
 template <typename T> void layernorm_forward(T* out, T* mean, T* rstd, const T* x, const T* w,
     const T* b, int N, int C, T eps);
 template <typename T> void layernorm_backward(T* dx, T* dw, T* db, const T* dout, const T* x,

@@ -20,10 +20,12 @@ void linear_backward(float* dx, float* dW, float* dbias, const float* dy, const 
                      const float* W, int N, int in, int out);
 
 void embedding_forward(float* out, const int32_t* ids, const int32_t* pos, const float* wte,
-                       const float* wpe, const float* wtt, int N, int C);
+                       const float* wpe, int N, int C);
 // Deterministic: each embedding row's gradient is summed by one thread in row order.
-void embedding_backward(float* dwte, float* dwpe, float* dwtt, const float* dout,
-                        const int32_t* ids, const int32_t* pos, int N, int C);
+void embedding_backward(float* dwte, float* dwpe, const float* dout, const int32_t* ids,
+                        const int32_t* pos, int N, int C);
+void add_row_forward(float* x, const float* row, int N, int C);
+void add_row_backward(float* drow, const float* dx, int N, int C);
 
 void layernorm_forward(float* out, float* mean, float* rstd, const float* x, const float* w,
                        const float* b, int N, int C, float eps);

@@ -112,13 +112,18 @@ TEST_CASE("gelu, residual add, dropout at p = 0, linear and embedding on known v
     ops::linear_forward<float>(y, on.copy<float>({1, 2}), on.copy<float>({1, 0, 0, 1, 1, 1}),
                                on.copy<float>({0.5f, 0, -1}), 1, 2, 3);
     check_close(on.read(y, 3), {1.5, 2, 2});
-    // out = wte[ids] + wpe[pos] + wtt
+    // out = wte[ids] + wpe[pos], then + wtt on every row
     float* e = on.zeros<float>(4);
     ops::embedding_forward<float>(e, on.copy<int32_t>({2, 0}), on.copy<int32_t>({1, 3}),
                                   on.copy<float>({1, 2, 3, 4, 5, 6}),
-                                  on.copy<float>({10, 20, 30, 40, 50, 60, 70, 80}),
-                                  on.copy<float>({100, 200}), 2, 2);
+                                  on.copy<float>({10, 20, 30, 40, 50, 60, 70, 80}), 2, 2);
+    check_close(on.read(e, 4), {35, 46, 71, 82});
+    ops::add_row_forward<float>(e, on.copy<float>({100, 200}), 2, 2);
     check_close(on.read(e, 4), {135, 246, 171, 282});
+    // drow += the rows' column sums
+    float* drow = on.copy<float>({1, 2});
+    ops::add_row_backward<float>(drow, on.copy<float>({1, 2, 3, 4, 5, 6}), 3, 2);
+    check_close(on.read(drow, 2), {10, 14});
   });
 }
 

@@ -43,21 +43,23 @@ TEST_CASE("parameter gradients accumulate, activation gradients overwrite") {
   for (size_t i = 0; i < dx.size(); ++i) CHECK(dx[i] == dx1[i]);
 }
 
-TEST_CASE("embedding: word + position + type rows, repeated ids accumulate") {
+TEST_CASE("embedding + add_row: (word + position) + type rows, repeated ids accumulate") {
   const int N = 4, C = 3, V = 5, P = 6;
   const std::vector<int32_t> ids = {2, 4, 2, 0}, pos = {2, 3, 4, 5};
   auto wte = random_vector(V * C, 1), wpe = random_vector(P * C, 2), wtt = random_vector(C, 3);
   const auto w = random_vector(N * C, 4);
   std::vector<double> out(N * C), dwte(V * C, 0.0), dwpe(P * C, 0.0), dwtt(C, 0.0);
   auto loss = [&] {
-    ops::embedding_forward<double>(out.data(), ids.data(), pos.data(), wte.data(), wpe.data(),
-                                   wtt.data(), N, C);
+    ops::embedding_forward<double>(out.data(), ids.data(), pos.data(), wte.data(), wpe.data(), N,
+                                   C);
+    ops::add_row_forward<double>(out.data(), wtt.data(), N, C);
     return dot(w, out.data());
   };
   loss();
   CHECK(out[C + 1] == doctest::Approx(wte[4 * C + 1] + wpe[3 * C + 1] + wtt[1]));
-  ops::embedding_backward<double>(dwte.data(), dwpe.data(), dwtt.data(), w.data(), ids.data(),
-                                  pos.data(), N, C);
+  ops::embedding_backward<double>(dwte.data(), dwpe.data(), w.data(), ids.data(), pos.data(), N,
+                                  C);
+  ops::add_row_backward<double>(dwtt.data(), w.data(), N, C);
   CHECK(fd_max_rel_error(wte, dwte, loss) < 1e-6);
   CHECK(fd_max_rel_error(wpe, dwpe, loss) < 1e-6);
   CHECK(fd_max_rel_error(wtt, dwtt, loss) < 1e-6);

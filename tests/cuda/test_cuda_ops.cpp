@@ -67,15 +67,16 @@ TEST_CASE("cuda embedding forward and backward (repeated ids and positions)") {
   auto gwte = dev(wte), gwpe = dev(wpe), gwtt = dev(wtt), gdout = dev(dout);
   auto gdwte = dev(dwte), gdwpe = dev(dwpe), gdwtt = dev(dwtt);
   DeviceArray<float> gout(out.size());
-  ops::embedding_forward<float>(out.data(), ids.data(), pos.data(), wte.data(), wpe.data(),
-                                wtt.data(), N, C);
-  cu::embedding_forward(gout.data(), gids.data(), gpos.data(), gwte.data(), gwpe.data(),
-                        gwtt.data(), N, C);
+  ops::embedding_forward<float>(out.data(), ids.data(), pos.data(), wte.data(), wpe.data(), N, C);
+  ops::add_row_forward<float>(out.data(), wtt.data(), N, C);
+  cu::embedding_forward(gout.data(), gids.data(), gpos.data(), gwte.data(), gwpe.data(), N, C);
+  cu::add_row_forward(gout.data(), gwtt.data(), N, C);
   CHECK(rel_err(gout.download(), out) <= kTol);
-  ops::embedding_backward<float>(dwte.data(), dwpe.data(), dwtt.data(), dout.data(), ids.data(),
-                                 pos.data(), N, C);
-  cu::embedding_backward(gdwte.data(), gdwpe.data(), gdwtt.data(), gdout.data(), gids.data(),
-                         gpos.data(), N, C);
+  ops::embedding_backward<float>(dwte.data(), dwpe.data(), dout.data(), ids.data(), pos.data(), N,
+                                 C);
+  ops::add_row_backward<float>(dwtt.data(), dout.data(), N, C);
+  cu::embedding_backward(gdwte.data(), gdwpe.data(), gdout.data(), gids.data(), gpos.data(), N, C);
+  cu::add_row_backward(gdwtt.data(), gdout.data(), N, C);
   CHECK(rel_err(gdwte.download(), dwte) <= kTol);
   CHECK(rel_err(gdwpe.download(), dwpe) <= kTol);
   CHECK(rel_err(gdwtt.download(), dwtt) <= kTol);
