@@ -11,33 +11,17 @@
 #include <vector>
 
 #include "backend/device.h"
+#include "blocks/encoder_block.h"
 #include "encoder/batch.h"
 #include "encoder/config.h"
 
 namespace bb {
 
-// One layer's saved forward values. R = N rows, except in the last layer after its attention,
-// which continues at the M scored rows only (Model::run_forward).
+// One layer's saved forward values: the encoder block's stores (blocks/encoder_block.h). R = N
+// rows, except in the last layer after its attention, which continues at the M scored rows only
+// (Model::run_forward).
 template <typename T>
-struct LayerActivations {
-  T* x;           // (N, C) the layer's input: the embeddings or the previous layer's output
-  T* qkv;         // (N, 3C) [q | k | v] = x Wqkv^T + bqkv
-  T* scores;      // (A) S = q k^T / sqrt(C/H)
-  T* probs;       // (A) P = scoring(S) over each row's keys
-  T* probs_mask;  // (A) attention dropout mask: 0 or 1/(1-p)
-  T* context;     // (N, C) (P * probs_mask) v, the heads side by side
-  T* attn_mask;   // (R, C) dropout mask of the attention output projection
-  T* res1;        // (R, C) x + dropout(attn_out(context))
-  T* ln1_mean;    // (R)
-  T* ln1_rstd;    // (R)
-  T* h1;          // (R, C) LayerNorm(res1)
-  T* ffn_pre;     // (R, F) ffn_in(h1)
-  T* ffn_act;     // (R, F) gelu(ffn_pre)
-  T* ffn_mask;    // (R, C) dropout mask of the FFN output projection
-  T* res2;        // (R, C) h1 + dropout(ffn_out(ffn_act)); the layer's output is LayerNorm(res2)
-  T* ln2_mean;    // (R)
-  T* ln2_rstd;    // (R)
-};
+using LayerActivations = blocks::EncoderBlockStores<T>;
 
 template <typename T>
 class Activations {

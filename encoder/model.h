@@ -97,6 +97,8 @@ class Model {
     const int64_t *row_ids, *store_at, *sel_row_ids;
   };
   StagedIndices staged() const;
+  blocks::EncoderBlockSpec block_spec() const;
+  blocks::EncoderBlockRun<T> layer_run(int l, const StagedIndices& in) const;
 
   Config cfg_;
   ParamLayout layout_;

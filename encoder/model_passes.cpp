@@ -14,10 +14,43 @@
 namespace bb {
 
 template <typename T>
+blocks::EncoderBlockSpec Model<T>::block_spec() const {
+  return {.hidden = cfg_.hidden, .heads = cfg_.heads, .ffn = cfg_.ffn,
+          .layer_norm_eps = cfg_.layer_norm_eps, .attention = cfg_.attention,
+          .frozen0 = cfg_.head_value_frozen(0), .frozen1 = cfg_.head_value_frozen(1)};
+}
+
+// Layer l's run over the staged batch: its output (the next layer's input, or the LM head's at
+// the scored rows for the last layer, which continues there after its attention), its effective
+// values and dropout keys (sites 1 + 3 l, 2 + 3 l, 3 + 3 l).
+template <typename T>
+blocks::EncoderBlockRun<T> Model<T>::layer_run(int l, const StagedIndices& in) const {
+  const Activations<T>& act = act_;
+  const bool last = l == cfg_.layers - 1;
+  blocks::EncoderBlockRun<T> run;
+  run.N = N_;
+  run.row_ids = in.row_ids;
+  run.out = last ? act.head_in : act.layer_output(l);
+  run.v0 = act.head_v0 + l * cfg_.heads;
+  run.v1 = act.head_v1 + l * cfg_.heads;
+  run.key_attention = key(1 + 3 * l);
+  run.key_attention_out = key(2 + 3 * l);
+  run.key_ffn_out = key(3 + 3 * l);
+  if (last) {
+    run.rows = in.rows;
+    run.M = M_;
+    run.sel_context = act.sel_context;
+    run.sel_x = act.sel_x;
+    run.sel_row_ids = in.sel_row_ids;
+  }
+  return run;
+}
+
+template <typename T>
 void Model<T>::run_forward() {
   BB_CHECK(staged_, "internal: run_forward() before stage()");
   const int B = B_, N = N_, M = M_;
-  const int C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
+  const int C = cfg_.hidden, V = cfg_.vocab_size, H = cfg_.heads;
   const StagedIndices in = staged();
   const DeviceScope on(device_);
   const float p_hidden = train_ ? float(cfg_.hidden_dropout) : 0.f;
@@ -40,48 +73,20 @@ void Model<T>::run_forward() {
 
   ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, first_seq_};
   shape.max_len = cap_.max_len;
+  const blocks::EncoderBlockSpec spec = block_spec();
+  const blocks::LinearFn<T> lin = [this](T* y, const T* x, const T* W, const T* bias, int rows,
+                                         int n_in, int n_out) {
+    linear(y, x, W, bias, rows, n_in, n_out);
+  };
   for (int l = 0; l < cfg_.layers; ++l) {
     const LayerActivations<T> a = act.layer(l);
-    const auto& w = pv.layers[l];
-    T* v0 = act.head_v0 + l * H;
-    T* v1 = act.head_v1 + l * H;
-    if (head_value_count(cfg_.attention) > 0)
-      ops::head_values_effective<T>(v0, v1, w.head_raw0, w.head_raw1, H);
-    // Self-attention: fused QKV, scores, scoring, context; dense -> dropout -> + x -> LayerNorm
-    linear(a.qkv, a.x, w.qkv_w, w.qkv_b, N, C, 3 * C);
-    ops::attention_forward<T>(a.context, a.scores, a.probs, a.probs_mask, a.qkv, shape,
-                              cfg_.attention, v0, v1, p_att, key(1 + 3 * l));
-    if (observer_) observer_(l, a.scores, a.probs);
-    // Only the scored rows of the last layer reach the LM head: after its attention (which needs
-    // every row's keys and values) the last layer continues at those R = M rows only. Their
-    // dropout masks are drawn by the same row ids as in the full layout.
-    const bool last = l == cfg_.layers - 1;
-    const int R = last ? M : N;
-    const T* ctx_in = a.context;
-    const T* x_in = a.x;
-    const int64_t* ids_in = in.row_ids;
-    if (last) {
-      ops::gather_rows<T>(act.sel_context, a.context, in.rows, M, C);
-      ops::gather_rows<T>(act.sel_x, a.x, in.rows, M, C);
-      ctx_in = act.sel_context, x_in = act.sel_x, ids_in = in.sel_row_ids;
-    }
-    linear(pre_dropout(a.res1), ctx_in, w.attn_out_w, w.attn_out_b, R, C, C);
-    if (dropout)
-      ops::dropout_forward<T>(a.res1, a.attn_mask, act.pre_dropout, ids_in, R, C, p_hidden,
-                              key(2 + 3 * l));
-    ops::add_inplace<T>(a.res1, x_in, int64_t(R) * C);
-    ops::layernorm_forward<T>(a.h1, a.ln1_mean, a.ln1_rstd, a.res1, w.ln1_w, w.ln1_b, R, C,
-                              T(cfg_.layer_norm_eps));
-    // Feed-forward: dense -> GELU -> dense -> dropout -> + h1 -> LayerNorm
-    linear(a.ffn_pre, a.h1, w.ffn_in_w, w.ffn_in_b, R, C, F);
-    ops::gelu_forward<T>(a.ffn_act, a.ffn_pre, int64_t(R) * F);
-    linear(pre_dropout(a.res2), a.ffn_act, w.ffn_out_w, w.ffn_out_b, R, F, C);
-    if (dropout)
-      ops::dropout_forward<T>(a.res2, a.ffn_mask, act.pre_dropout, ids_in, R, C, p_hidden,
-                              key(3 + 3 * l));
-    ops::add_inplace<T>(a.res2, a.h1, int64_t(R) * C);
-    ops::layernorm_forward<T>(last ? act.head_in : act.layer_output(l), a.ln2_mean, a.ln2_rstd,
-                              a.res2, w.ln2_w, w.ln2_b, R, C, T(cfg_.layer_norm_eps));
+    blocks::EncoderBlockRun<T> run = layer_run(l, in);
+    run.dropout = dropout;
+    run.p_hidden = p_hidden, run.p_attention = p_att;
+    run.pre_dropout = act.pre_dropout;
+    if (observer_)
+      run.after_attention = [&, l](const T* S, const T* P) { observer_(l, S, P); };
+    blocks::encoder_block_forward<T>(spec, pv.layers[l], a, run, shape, lin);
   }
 
   // LM head at the scored rows (head_in): dense -> GELU -> LayerNorm -> decoder (tied) + bias
@@ -100,7 +105,7 @@ void Model<T>::backward() {
   BB_CHECK(staged_ && has_loss_, "backward() needs a forward() with labels first");
   const int B = B_, N = N_, M = M_;
   const StagedIndices in = staged();
-  const int C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
+  const int C = cfg_.hidden, V = cfg_.vocab_size, H = cfg_.heads;
   const DeviceScope on(device_);
   ParamViews<T> pv(layout_, cfg_, param_data());
   ParamViews<T> gv(layout_, cfg_, grad_data());
@@ -120,51 +125,19 @@ void Model<T>::backward() {
 
   ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, first_seq_};
   shape.max_len = cap_.max_len;
-  T *t1 = act.d_res, *t2 = act.d_proj, *t3 = act.d_h1;
-  const int64_t NC = int64_t(N) * C;
+  const blocks::EncoderBlockScratch<T> scratch{act.d_res,  act.d_proj, act.d_h1,
+                                                act.d_ffn,  act.d_qkv,  act.d_head_values,
+                                                act.att_partial};
+  const blocks::EncoderBlockSpec spec = block_spec();
   for (int l = cfg_.layers - 1; l >= 0; --l) {
-    const LayerActivations<T> a = act.layer(l);
-    const auto& w = pv.layers[l];
-    const auto& gw = gv.layers[l];
-    const bool last = l == cfg_.layers - 1;  // R = M scored rows after its attention (forward)
-    const int R = last ? M : N;
-    const int64_t RC = int64_t(R) * C;
-    // x_out = LN2(res2), res2 = dropout(ffn_out(gelu(ffn_in(h1)))) + h1
-    ops::layernorm_backward<T>(t1, gw.ln2_w, gw.ln2_b, last ? act.d_head : dx, a.res2,
-                               a.ln2_mean, a.ln2_rstd, w.ln2_w, R, C);
-    ops::dropout_backward<T>(t2, t1, a.ffn_mask, RC);
-    ops::linear_backward<T>(act.d_ffn, gw.ffn_out_w, gw.ffn_out_b, t2, a.ffn_act, w.ffn_out_w, R,
-                            F, C);
-    ops::gelu_backward<T>(act.d_ffn, act.d_ffn, a.ffn_pre, int64_t(R) * F);
-    ops::linear_backward<T>(t3, gw.ffn_in_w, gw.ffn_in_b, act.d_ffn, a.h1, w.ffn_in_w, R, C, F);
-    ops::add_inplace<T>(t3, t1, RC);  // dh1
-    // h1 = LN1(res1), res1 = dropout(attn_out(attention(qkv(x)))) + x
-    ops::layernorm_backward<T>(t1, gw.ln1_w, gw.ln1_b, t3, a.res1, a.ln1_mean, a.ln1_rstd, w.ln1_w,
-                               R, C);
-    ops::dropout_backward<T>(t2, t1, a.attn_mask, RC);
-    ops::linear_backward<T>(t3, gw.attn_out_w, gw.attn_out_b, t2,
-                            last ? act.sel_context : a.context, w.attn_out_w, R, C, C);
-    T* dctx = t3;      // (N, C)
-    T* dresid = t1;    // (N, C): the residual's gradient w.r.t. x
-    if (last) {  // back to all N rows; zero away from the scored rows
-      ops::scatter_rows<T>(t2, t3, in.rows, M, N, C);
-      ops::scatter_rows<T>(t3, t1, in.rows, M, N, C);
-      dctx = t2, dresid = t3;
-    }
-    T* dv0 = act.d_head_values;
-    T* dv1 = act.d_head_values + H;
-    ops::fill_zero<T>(dv0, 2 * H);
-    ops::attention_backward<T>(act.d_qkv, dv0, dv1, act.att_partial, dctx, a.qkv, a.scores, a.probs,
-                               a.probs_mask, shape, cfg_.attention, act.head_v0 + l * H,
-                               act.head_v1 + l * H);
-    ops::linear_backward<T>(dx_in, gw.qkv_w, gw.qkv_b, act.d_qkv, a.x, w.qkv_w, N, C, 3 * C);
-    ops::add_inplace<T>(dx_in, dresid, NC);
-    if (head_value_count(cfg_.attention) > 0)  // chain rule to the raw values (b, tau: e^raw)
-      ops::head_values_raw_grads<T>(gw.head_raw0, gw.head_raw1, dv0, dv1, act.head_v0 + l * H,
-                                    act.head_v1 + l * H, H, cfg_.head_value_frozen(0),
-                                    cfg_.head_value_frozen(1));
+    const bool last = l == cfg_.layers - 1;  // M scored rows after its attention (forward)
+    blocks::encoder_block_backward<T>(spec, pv.layers[l], gv.layers[l], act.layer(l),
+                                      layer_run(l, in), scratch, last ? act.d_head : dx, dx_in,
+                                      shape);
     std::swap(dx, dx_in);
   }
+  T *t1 = act.d_res, *t2 = act.d_proj;
+  const int64_t NC = int64_t(N) * C;
   // Embeddings
   ops::dropout_backward<T>(t1, dx, act.emb_mask, NC);
   ops::layernorm_backward<T>(t2, gv.emb_ln_w, gv.emb_ln_b, t1, act.emb_sum, act.emb_mean,

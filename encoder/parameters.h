@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "blocks/encoder_block.h"
 #include "encoder/config.h"
 
 namespace bb {
@@ -52,16 +53,9 @@ struct ParamLayout {
 // Typed views into one buffer laid out by ParamLayout (values or gradients).
 template <typename T>
 struct ParamViews {
-  struct Layer {
-    T *qkv_w, *qkv_b;        // (3C, C), (3C): rows [q; k; v]
-    T *attn_out_w, *attn_out_b;  // (C, C), (C)
-    T *ln1_w, *ln1_b;        // (C)
-    T *ffn_in_w, *ffn_in_b;  // (F, C), (F)
-    T *ffn_out_w, *ffn_out_b;  // (C, F), (C)
-    T *ln2_w, *ln2_b;        // (C)
-    T *head_raw0, *head_raw1;  // (H) raw trainable scoring values (ssa: beta, nu; softmax-t:
-                               // log tau, raw1 null); null without them
-  };
+  // A layer's tensors: the encoder block's (blocks/encoder_block.h; the function's raw values
+  // ssa: beta, nu; softmax-t: log tau, raw1 null; null without them).
+  using Layer = blocks::EncoderBlockWeights<T>;
   T *wte, *wpe, *wtt, *emb_ln_w, *emb_ln_b;  // (V,C), (P,C), (1,C), (C), (C)
   std::vector<Layer> layers;
   T *head_dense_w, *head_dense_b, *head_ln_w, *head_ln_b, *head_bias;  // (C,C) (C) (C) (C) (V)
