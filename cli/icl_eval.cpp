@@ -29,12 +29,13 @@ struct IclEvalArgs {
   bool no_baselines = false, authors_draws = false;
 };
 
-// A model's name in eval.json and file names: its directory's name, or the path as given when
-// two models share that name (two runs' step-N directories).
+// A model's name in eval.json and file names: its directory's name (a step directory,
+// RUN/checkpoints/step-N: its run's name; eval.json's "steps" says which step), or the path as
+// given when two models share that name.
 std::string model_name(const std::string& dir, const std::vector<std::string>& all) {
   auto base = [](std::string d) {
     while (d.size() > 1 && d.back() == '/') d.pop_back();
-    return std::filesystem::path(d).filename().string();
+    return icl::run_of_model(d).filename().string();
   };
   int same = 0;
   for (const std::string& other : all) same += base(other) == base(dir);
@@ -53,9 +54,11 @@ void run(const IclEvalArgs& a) {
   if (!a.task.empty()) {
     g.task = icl::parse_task(a.task);
   } else {
-    BB_CHECK(std::filesystem::exists(first / "run.json"),
-             "icl eval: {} has no run.json (a step directory?): give --task", first.string());
-    g.task = icl::read_run_settings(first).task;
+    const std::filesystem::path run = icl::run_of_model(first);  // (a step directory's run)
+    BB_CHECK(std::filesystem::exists(run / "run.json"),
+             "icl eval: {} has no run.json (a model copied without its run?): give --task",
+             run.string());
+    g.task = icl::read_run_settings(run).task;
   }
   if (g.task == icl::Task::mixed) {
     fmt::print(stderr, "babyberta: note: mixed draws every or some per cell; evaluating on every "
@@ -99,6 +102,7 @@ void run(const IclEvalArgs& a) {
     results.push_back(icl::evaluate(g, name, false, [&](const icl::Sequences& s) {
       return icl::predict(model, s, a.batch);
     }));
+    results.back().steps = icl::model_steps(dir);
   }
   if (!a.no_baselines)
     for (const auto& [name, predict] : icl::baselines(g.task))

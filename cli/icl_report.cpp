@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "icl/shift_report.h"
+#include "icl/training_length_report.h"
 
 namespace bb::cli {
 
@@ -19,7 +20,11 @@ void add_icl_report(CLI::App& icl_cmd) {
   cmd->add_option("--primary", s->primary, "Function of the primary comparison")
       ->capture_default_str();
   cmd->callback([dir, s] {
-    fmt::print("{}", icl::write_shift_report(*dir, *s));
+    // A folder of evaluations per checkpoint (endpoint/GROUP/step-N/) gets the training-length
+    // comparison; any other the shift comparison.
+    fmt::print("{}", icl::is_training_length_folder(*dir)
+                         ? icl::write_training_length_report(*dir, *s)
+                         : icl::write_shift_report(*dir, *s));
     fmt::print("report: {}/report.md, charts in {}/charts/\n", *dir, *dir);
   });
 }

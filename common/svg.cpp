@@ -110,6 +110,12 @@ std::string line_chart_svg(const LineChart& c) {
       max_step = std::max(max_step, st);
       if (!c.percent) lo = std::min(lo, v - whisker(g, i)), hi = std::max(hi, v + whisker(g, i));
     }
+  for (const auto& lines : c.thin)
+    for (const auto& line : lines)
+      for (const auto& [st, v] : line) {
+        max_step = std::max(max_step, st);
+        if (!c.percent) lo = std::min(lo, v), hi = std::max(hi, v);
+      }
   if (!c.percent) {  // a little room around the data
     if (lo > hi) lo = 0, hi = 1;
     const double pad = std::max(1e-3 * std::max(1.0, std::abs(hi)), 0.05 * (hi - lo));
@@ -146,6 +152,13 @@ std::string line_chart_svg(const LineChart& c) {
   int row = 0;  // legend row
   for (size_t g = 0; g < c.groups.size(); ++g) {
     if (c.points[g].empty()) continue;
+    for (const auto& line : g < c.thin.size() ? c.thin[g]
+                                              : std::vector<std::vector<std::pair<double, double>>>{}) {
+      std::string thin;
+      for (const auto& [st, v] : line) thin += fmt::format("{:.1f},{:.1f} ", x(st), y(v));
+      s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"0.8\" "
+                       "stroke-opacity=\"0.5\"/>\n", thin, kColorsOf[g % kColors]);
+    }
     std::string pts;
     for (const auto& [st, v] : c.points[g]) pts += fmt::format("{:.1f},{:.1f} ", x(st), y(v));
     s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",

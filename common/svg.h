@@ -27,6 +27,8 @@ struct LineChart {
   std::vector<std::string> groups;
   std::vector<std::vector<std::pair<double, double>>> points;  // [group] (step, value)
   std::vector<std::vector<double>> spread;  // [group][point]: a whisker of ± this (empty: none)
+  // [group][line]: thin lines in the group's colour under its line (its seeds; empty: none)
+  std::vector<std::vector<std::vector<std::pair<double, double>>>> thin;
   double chance = 50;                   // NaN: no reference line
   std::string y_label = "accuracy (%)";
   std::string x_label = "training step";

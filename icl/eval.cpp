@@ -134,7 +134,7 @@ Sequences cell_sequences(const EvalGrid& g, size_t index, int points, double sig
 
 EvalResult evaluate(const EvalGrid& g, const std::string& name, bool baseline,
                     const Predictor& predict) {
-  EvalResult r{name, baseline, {}};
+  EvalResult r{name, baseline, -1, {}};
   const bool quant = is_quantification(g.task);
   const std::vector<double> fns = quant ? std::vector<double>{1.0} : g.sigma_fn;
   size_t index = 0;
@@ -206,7 +206,10 @@ json to_json(const EvalGrid& g, const std::vector<EvalResult>& results) {
       }
       cells.push_back(std::move(cell));
     }
-    models.push_back({{"name", r.name}, {"baseline", r.baseline}, {"cells", std::move(cells)}});
+    json m{{"name", r.name}, {"baseline", r.baseline}};
+    if (!r.baseline) m["steps"] = r.steps >= 0 ? json(r.steps) : json(nullptr);
+    m["cells"] = std::move(cells);
+    models.push_back(std::move(m));
   }
   return {{"task", task_name(g.task)},
           {"dims", g.dims},

@@ -60,6 +60,7 @@ struct Cell {
 struct EvalResult {
   std::string name;  // model label or baseline name
   bool baseline = false;
+  int64_t steps = -1;  // updates the model was trained (eval.json "steps"; -1: unknown, null)
   std::vector<Cell> cells;  // grid order: points, then sigma_x, then sigma_fn
 };
 

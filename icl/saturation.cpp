@@ -17,7 +17,7 @@ using nlohmann::json;
 ModelSaturation model_saturation(Model<float>& model, const std::string& name,
                                  const SaturationSettings& s) {
   const Config& c = model.config();
-  ModelSaturation out{name, c.label(), {}};
+  ModelSaturation out{name, c.label(), {}, -1};
   const int L = 2 * s.points;
   for (size_t si = 0; si < s.sigmas.size(); ++si) {
     const Sequences seq = draw_sequences(s.task, s.sequences, s.points, c.dims, {s.sigmas[si], 1.0},
@@ -47,7 +47,9 @@ void write_saturation(const std::filesystem::path& dir, const SaturationSettings
   json jm = json::array();
   std::string csv = "model,label,sigma,layer,mean_max_weight\n";
   for (const ModelSaturation& m : models) {
-    jm.push_back({{"name", m.name}, {"label", m.label}, {"mean_max_weight", m.mean_max}});
+    jm.push_back({{"name", m.name}, {"label", m.label},
+                  {"steps", m.steps >= 0 ? nlohmann::json(m.steps) : nlohmann::json(nullptr)},
+                  {"mean_max_weight", m.mean_max}});
     for (size_t si = 0; si < s.sigmas.size(); ++si)
       for (size_t l = 0; l < m.mean_max[si].size(); ++l)
         csv += fmt::format("\"{}\",\"{}\",{},{},{}\n", m.name, m.label, s.sigmas[si], l,

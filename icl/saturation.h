@@ -25,6 +25,7 @@ struct SaturationSettings {
 struct ModelSaturation {
   std::string name, label;
   std::vector<std::vector<double>> mean_max;  // [sigma][layer]
+  int64_t steps = -1;  // updates the model was trained (saturation.json "steps"; -1: unknown)
 };
 
 ModelSaturation model_saturation(Model<float>& model, const std::string& name,

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/error.h"
+#include "common/flag_names.h"
 #include "common/json_read.h"
 #include "icl/task.h"
 
@@ -36,9 +37,12 @@ std::vector<RunInfo> read_runs(const fs::path& dir) {
     BB_CHECK(j.value("kind", "") == "icl" && j.contains("config") && j.contains("train"),
              "{}: not an ICL run.json (expected \"kind\": \"icl\", \"config\" and \"train\")",
              path.string());
+    // A run with another learning rate for the function's values is a group of its own.
+    std::string function = j["config"].at("attention_scoring").get<std::string>();
+    if (const double mult = j["train"].value("ssa_lr_mult", 1.0); mult != 1.0)
+      function += fmt::format(" ({} {:g})", flag_name::ssa_lr_mult, mult);
     runs.push_back({e.path().filename().string(), j["train"].at("task").get<std::string>(),
-                    j["config"].at("arch").get<std::string>(),
-                    j["config"].at("attention_scoring").get<std::string>(),
+                    j["config"].at("arch").get<std::string>(), function,
                     j["train"].at("seed").get<int>()});
   }
   std::sort(runs.begin(), runs.end(), [](const RunInfo& a, const RunInfo& b) {

@@ -171,6 +171,8 @@ void Trainer::save() {
     write_file_atomic(tmp / "trainer_state.json", st.dump(2) + "\n");
   });
   write_model_files(out_, model_);
+  write_file_atomic(out_ / "trainer_state.json",  // the top-level model's step (model_steps)
+                    json{{"step", step_}, {"seed", s_.seed}}.dump(2) + "\n");
   prune_checkpoints(out_, {.last = s_.keep_checkpoints, .every = 0, .also = {}});
 }
 
@@ -197,6 +199,23 @@ Config read_model_config(const fs::path& dir) {
   BB_CHECK(fs::exists(dir / "config.json", ec), "{}: not a model directory (no config.json)",
            dir.string());
   return read_config(dir / "config.json");
+}
+
+fs::path run_of_model(const fs::path& dir) {
+  fs::path d = dir;
+  if (d.filename().empty()) d = d.parent_path();  // a trailing slash
+  if (d.parent_path().filename() == "checkpoints" && !d.parent_path().parent_path().empty())
+    return d.parent_path().parent_path();
+  return d;
+}
+
+int64_t model_steps(const fs::path& dir) {
+  const fs::path state = dir / "trainer_state.json";
+  std::error_code ec;
+  if (fs::is_regular_file(state, ec))
+    return json_integer(read_json_file(state), "step", state.string());
+  const std::vector<int64_t> steps = checkpoint_steps(dir);
+  return steps.empty() ? -1 : steps.back();
 }
 
 void load_model(const fs::path& dir, Model<float>& model) {

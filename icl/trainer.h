@@ -86,6 +86,12 @@ class Trainer {
 
 // The run directory's model: config.json and model.safetensors (or those of a step directory).
 Config read_model_config(const std::filesystem::path& dir);
+// The run a model directory belongs to: RUN for RUN/checkpoints/step-N, else `dir` itself.
+std::filesystem::path run_of_model(const std::filesystem::path& dir);
+// The updates the model in `dir` was trained: its trainer_state.json's step (a step directory, or
+// a run directory saved by this version), else the run's highest checkpoint; -1 when neither
+// says (a model directory copied without them).
+int64_t model_steps(const std::filesystem::path& dir);
 void load_model(const std::filesystem::path& dir, Model<float>& model);
 // The attention function's trained values in dir/model.safetensors, effective (SSA's b and n,
 // softmax-t's τ: the raw tensors through the slots' maps): [slot][layer][head]; empty for a

@@ -100,7 +100,7 @@ std::string write_reports(const SaturationArgs& a, const std::vector<SaturationC
 std::string run_icl(const SaturationArgs& a) {
   const Device device = usable_device(a.device);
   icl::SaturationSettings s;
-  s.task = icl::read_run_settings(a.models.front()).task;
+  s.task = icl::read_run_settings(icl::run_of_model(a.models.front())).task;
   if (s.task == icl::Task::mixed) s.task = icl::Task::every;
   s.sigmas = number_list(a.sigmas, "--sigmas");
   s.points = a.points, s.sequences = a.sentences, s.seed = a.settings.seed;
@@ -111,7 +111,9 @@ std::string run_icl(const SaturationArgs& a) {
              2 * s.points, dir, cfg.positions);
     icl::Model<float> model(cfg, device);
     icl::load_model(dir, model);
-    models.push_back(icl::model_saturation(model, fs::path(dir).filename().string(), s));
+    // named by its run (a step directory's too: saturation.json's steps say which)
+    models.push_back(icl::model_saturation(model, icl::run_of_model(dir).filename().string(), s));
+    models.back().steps = icl::model_steps(dir);
   }
   icl::write_saturation(a.out, s, models);
   std::string text;

@@ -10,6 +10,7 @@
 #include "icl/eval.h"
 #include "icl/experiment_report.h"
 #include "icl/shift_report.h"
+#include "icl/training_length_report.h"
 #include "common/statistics.h"
 
 namespace icl = bb::icl;
@@ -173,4 +174,13 @@ TEST_CASE("eval's per-point shares come from counts: all right is exactly 1 (iss
     CHECK(count == doctest::Approx(std::round(count)).epsilon(1e-15));
     CHECK(v == std::round(count) / 1000);
   }
+}
+
+TEST_CASE("training length: the primary endpoint is the mean error over the sigma grid") {
+  // Equal weight per grid sigma: the area under the error curve divided by the grid's points.
+  CHECK(icl::mean_error_over_sigma({{1, 0.0}, {2, 0.5}, {3, 1.0}}) == doctest::Approx(0.5));
+  CHECK(icl::mean_error_over_sigma({{1, 0.25}}) == 0.25);
+  CHECK(std::isnan(icl::mean_error_over_sigma({})));
+  // A diverged cell (infinite error) makes the run's endpoint infinite, never silently finite.
+  CHECK(std::isinf(icl::mean_error_over_sigma({{1, 0.1}, {2, INFINITY}})));
 }

@@ -1,0 +1,234 @@
+#include "icl/training_length_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <regex>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/json_read.h"
+#include "common/statistics.h"
+#include "common/svg.h"
+#include "icl/shift_curves.h"
+
+namespace bb::icl {
+
+namespace fs = std::filesystem;
+using namespace shift;
+
+namespace {
+
+// endpoint/GROUP/step-N directories holding an eval.json, by N ascending.
+std::vector<std::pair<int64_t, fs::path>> step_dirs(const fs::path& group) {
+  std::vector<std::pair<int64_t, fs::path>> out;
+  std::error_code ec;
+  if (!fs::is_directory(group, ec)) return out;
+  static const std::regex re("step-([0-9]{1,18})");
+  for (const auto& e : fs::directory_iterator(group)) {
+    std::smatch m;
+    const std::string name = e.path().filename().string();
+    if (e.is_directory() && std::regex_match(name, m, re) && fs::exists(e.path() / "eval.json"))
+      out.emplace_back(std::stoll(m[1]), e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every model entry of an evaluation at step N must say it was trained N updates.
+void check_steps(const fs::path& eval_json, int64_t step) {
+  const nlohmann::json j = read_json_file(eval_json);
+  for (const auto& m : j.at("models")) {
+    if (m.value("baseline", false)) continue;
+    BB_CHECK(m.contains("steps") && m["steps"].is_number_integer() &&
+                 m["steps"].get<int64_t>() == step,
+             "{}: model {} records steps {}, expected {} (its folder's step)", eval_json.string(),
+             m.value("name", std::string("?")), m.contains("steps") ? m["steps"].dump() : "(none)",
+             step);
+  }
+}
+
+// value[function][seed][step]
+using BySeedStep = std::map<std::string, std::map<int, std::map<int64_t, double>>>;
+
+// The paired values (seeds both have at `step`) of function b minus function a.
+PairedTest paired(const BySeedStep& v, const std::string& a, const std::string& b, int64_t step) {
+  std::vector<double> x, y;
+  if (!v.count(a) || !v.count(b)) return {};
+  for (const auto& [seed, steps] : v.at(a)) {
+    const auto other = v.at(b).find(seed);
+    if (other == v.at(b).end() || !steps.count(step) || !other->second.count(step)) continue;
+    x.push_back(steps.at(step));
+    y.push_back(other->second.at(step));
+  }
+  return paired_t_test(x, y);
+}
+
+// A t test needs 2 pairs and differences that vary (seeds differing by exactly the same amount,
+// 0 say, give no interval).
+bool testable(const PairedTest& t) { return t.n >= 2 && t.p >= 0 && t.sd > 0; }
+
+std::string difference_text(const PairedTest& t) {
+  if (t.n < 2) return fmt::format("{:+.3f} (n = {}: not testable)", t.mean, t.n);
+  if (!testable(t)) return fmt::format("{:+.3f} (n = {}; no variance: not testable)", t.mean, t.n);
+  return fmt::format("{:+.3f} [{:+.3f}, {:+.3f}] (n = {})", t.mean, t.lo, t.hi, t.n);
+}
+
+std::string p_text(const PairedTest& t) { return testable(t) ? fmt::format("{:.3g}", t.p) : "–"; }
+
+std::string detectable_text(const PairedTest& t) {
+  if (!testable(t)) return "–";
+  return fmt::format("±{:.3f}", minimum_detectable_difference(t.se, t.df));
+}
+
+std::vector<double> values_at(const BySeedStep& v, const std::string& f, int64_t step) {
+  std::vector<double> out;
+  if (!v.count(f)) return out;
+  for (const auto& [seed, steps] : v.at(f))
+    if (steps.count(step)) out.push_back(steps.at(step));
+  return out;
+}
+
+}  // namespace
+
+bool is_training_length_folder(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir / "endpoint", ec)) return false;
+  for (const auto& g : fs::directory_iterator(dir / "endpoint"))
+    if (g.is_directory() && !step_dirs(g.path()).empty()) return true;
+  return false;
+}
+
+double mean_error_over_sigma(const std::vector<std::pair<double, double>>& curve) {
+  if (curve.empty()) return NAN;
+  double sum = 0;
+  for (const auto& [sigma, error] : curve) sum += error;
+  return sum / double(curve.size());
+}
+
+std::string write_training_length_report(const fs::path& dir, const ShiftReportSettings& s) {
+  const std::vector<RunInfo> runs = read_runs(dir / "runs");
+  const std::vector<Group> groups = groups_of(runs, s);
+  std::string md = fmt::format(
+      "# ICL: does the answer change with training?\n\n"
+      "Written by `babyberta icl report --dir` from this folder's files alone (runs/*/run.json, "
+      "endpoint/GROUP/step-N/eval.json). **Primary endpoint** (fixed in README.md before the "
+      "checkpoints were evaluated): a run's mean error over the σ grid at the length nearest 40 "
+      "points (quantification: the share of sequences with a wrong sign from the evaluation's "
+      "first counted point on), {} − {} paired by seed with a t test, at the last checkpoint. "
+      "Secondary: the same at the earlier checkpoints, every other group against {}, and σ₅₀ "
+      "(the σ at which the error first reaches {:g}; censored: never within the grid).\n\n"
+      "Cells: mean ± sd over seeds (n). A difference: mean [95% t interval] (n pairs); p: its "
+      "paired t test, uncorrected; detectable: the smallest difference these seeds could have "
+      "detected (80% power, two-sided 5%). An interval containing 0 is inconclusive, never "
+      "\"no effect\".\n",
+      s.primary, s.reference, s.reference, s.level);
+  fs::create_directories(dir / "charts");
+  for (const Group& g : groups) {
+    const std::string name = group_name(g);
+    const auto steps = step_dirs(dir / "endpoint" / name);
+    md += fmt::format("\n## {}, {}\n\n", g.task, g.arch);
+    if (steps.empty()) {
+      md += fmt::format("No evaluations (endpoint/{}/step-N/eval.json).\n", name);
+      continue;
+    }
+    BySeedStep value, sigma50;
+    for (const auto& [step, path] : steps) {
+      check_steps(path / "eval.json", step);
+      const EvalFile f = read_eval(path / "eval.json");
+      for (const std::string& fn : g.functions)
+        for (const RunInfo& r : g.runs.at(fn)) {
+          if (!f.models.count(r.name)) continue;
+          const Curve c = by_sigma(f, r.name, false);
+          value[fn][r.seed][step] = mean_error_over_sigma(c);
+          sigma50[fn][r.seed][step] = crossing_sigma(xs(c), ys(c), s.level);
+        }
+    }
+    const int64_t last = steps.back().first;
+    // The verdict first.
+    const PairedTest primary = paired(value, s.reference, s.primary, last);
+    if (value.count(s.reference) && value.count(s.primary)) {
+      const bool resolved = testable(primary) && primary.p < 0.05;
+      md += fmt::format("**Primary, after {} updates**: {} − {} = {}", last, s.primary,
+                        s.reference, difference_text(primary));
+      if (!testable(primary))
+        md += ".\n\n";
+      else if (resolved)
+        md += fmt::format(", p {}: resolved, {} {}.\n\n", p_text(primary), s.primary,
+                          primary.mean < 0 ? "lower (fewer errors)" : "higher (more errors)");
+      else
+        md += fmt::format(", p {}: inconclusive (detectable {}).\n\n", p_text(primary),
+                          detectable_text(primary));
+    }
+    // Per checkpoint: each function's endpoint, and each function against the reference.
+    md += "| updates |";
+    for (const std::string& fn : g.functions) md += fmt::format(" {} |", fn);
+    for (const std::string& fn : g.functions)
+      if (fn != s.reference) md += fmt::format(" {} − {} | p | detectable |", fn, s.reference);
+    md += "\n|---|";
+    for (size_t i = 0; i < g.functions.size(); ++i) md += "---|";
+    for (const std::string& fn : g.functions)
+      if (fn != s.reference) md += "---|---|---|";
+    md += "\n";
+    for (const auto& [step, path] : steps) {
+      md += fmt::format("| {} |", step);
+      for (const std::string& fn : g.functions)
+        md += fmt::format(" {} ({}) |", mean_sd(stats(values_at(value, fn, step))),
+                          values_at(value, fn, step).size());
+      for (const std::string& fn : g.functions) {
+        if (fn == s.reference) continue;
+        const PairedTest t = paired(value, s.reference, fn, step);
+        md += fmt::format(" {} | {} | {} |", difference_text(t), p_text(t), detectable_text(t));
+      }
+      md += "\n";
+    }
+    // Secondary: sigma_50 by checkpoint.
+    md += fmt::format("\nσ₅₀ (secondary; censored runs left out of the mean, counted apart):\n\n"
+                      "| updates |");
+    for (const std::string& fn : g.functions) md += fmt::format(" {} |", fn);
+    md += "\n|---|";
+    for (size_t i = 0; i < g.functions.size(); ++i) md += "---|";
+    md += "\n";
+    for (const auto& [step, path] : steps) {
+      md += fmt::format("| {} |", step);
+      for (const std::string& fn : g.functions) {
+        const std::vector<double> v = values_at(sigma50, fn, step);
+        const auto censored = std::count_if(v.begin(), v.end(),
+                                            [](double x) { return !std::isfinite(x); });
+        md += fmt::format(" {}{} |", mean_sd(stats(v), "{:.2f}"),
+                          censored ? fmt::format(", {} censored", censored) : "");
+      }
+      md += "\n";
+    }
+    // Chart: the endpoint against updates, each function's mean with its seeds as thin lines.
+    LineChart c;
+    c.title = fmt::format("{}, {}: mean error over σ by updates", g.task, g.arch);
+    c.note = "mean over seeds (thick), each seed (thin)";
+    c.x_label = "updates", c.y_label = "mean error over σ", c.percent = false, c.chance = NAN;
+    for (const std::string& fn : g.functions) {
+      c.groups.push_back(fn);
+      std::vector<std::pair<double, double>> mean;
+      for (const auto& [step, path] : steps) {
+        const Stats st = stats(values_at(value, fn, step));
+        if (st.n > 0) mean.emplace_back(double(step), st.mean);
+      }
+      c.points.push_back(mean);
+      std::vector<std::vector<std::pair<double, double>>> seeds;
+      for (const auto& [seed, by_step] : value[fn]) {
+        std::vector<std::pair<double, double>> line;
+        for (const auto& [step, v] : by_step)
+          if (std::isfinite(v)) line.emplace_back(double(step), v);
+        seeds.push_back(line);
+      }
+      c.thin.push_back(seeds);
+    }
+    const std::string chart = fmt::format("endpoint-by-updates-{}.svg", name);
+    write_file_atomic(dir / "charts" / chart, line_chart_svg(c));
+    md += fmt::format("\n![{}](charts/{})\n", c.title, chart);
+  }
+  write_file_atomic(dir / "report.md", md);
+  return md;
+}
+
+}  // namespace bb::icl
