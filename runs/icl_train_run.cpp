@@ -5,14 +5,44 @@
 #include <filesystem>
 
 #include "backend/device.h"
+#include "backend/kernel_choice.h"
 #include "backend/threads.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
+#include "common/files.h"
+#include "common/json_read.h"
 #include "common/flag_names.h"
 #include "common/stop_signals.h"
 #include "runs/progress.h"
 
 namespace bb {
+
+namespace {
+
+// run.json's "sessions": one entry per start or resume, saying what computed that part of the run
+// (from_step, threads, device, blas), as train's run.json does; a resume whose kernels or thread
+// count differ from the last session's is warned of (the run continues correctly, but not bit
+// for bit as an uninterrupted run).
+void record_session(const std::filesystem::path& out, int64_t start, int threads,
+                    const std::string& device, const std::string& kernels) {
+  const std::filesystem::path path = out / "run.json";
+  nlohmann::json run = read_json_file(path);
+  if (!run.contains("sessions") || !run["sessions"].is_array())
+    run["sessions"] = nlohmann::json::array();
+  if (!run["sessions"].empty()) {
+    const nlohmann::json& last = run["sessions"].back();
+    if (last.value("blas", kernels) != kernels || last.value("threads", threads) != threads)
+      fmt::print(stderr, "babyberta: warning: {}: its last session ran on \"{}\" with {} threads, "
+                 "this one on \"{}\" with {}; training continues correctly, but not bit for bit "
+                 "as an uninterrupted run\n", out.string(), last.value("blas", std::string()),
+                 last.value("threads", threads), kernels, threads);
+  }
+  run["sessions"].push_back(
+      {{"from_step", start}, {"threads", threads}, {"device", device}, {"blas", kernels}});
+  write_file_atomic(path, run.dump(2) + "\n");
+}
+
+}  // namespace
 
 void run_icl_train(icl::TrainArgs a, const std::function<void(const icl::StepLog&)>& on_step) {
   set_threads(a.threads);
@@ -31,6 +61,8 @@ void run_icl_train(icl::TrainArgs a, const std::function<void(const icl::StepLog
   }
   icl::Trainer trainer(cfg, a.s, out, device);
   const int64_t start = trainer.step();
+  record_session(out, start, a.threads, a.device,
+                 device == Device::cpu ? blas_provenance() : std::string("cuBLAS"));
   if (!a.quiet)
     fmt::print(stderr, "icl train: {} on {}, {} parameters, {} -> {}{}\n", cfg.label(), a.task,
                trainer.model().layout().total, device_label(device), out.string(),

@@ -29,3 +29,11 @@ m = json.load(open("st-sat/saturation.json"))["models"]
 sys.exit(not ([(x["name"], x["steps"]) for x in m] == [("st-a", 2), ("st-b", 2)]))'
 expect_ok "icl eval on a step directory without --task (the task from its run)" "$BB" icl eval \
   --model st-a/checkpoints/step-2 --lengths 5 --sigmas 1 --sequences 4 --out st-eval3
+# run.json records what computed each session (as train's does); a resume adds one.
+"$BB" icl train --preset icl-tiny --batch 4 --points-start 3 --points-end 5 --points-inc 1 \
+  --points-every 2 --seed 3 --quiet --out st-a --steps 6 --checkpoint-every 2 >/dev/null 2>&1
+check "icl train: run.json records a session per start, from its step, with its kernels" \
+  /usr/bin/python3 -c '
+import json, sys
+s = json.load(open("st-a/run.json"))["sessions"]
+sys.exit(not ([x["from_step"] for x in s] == [0, 4] and all(x["blas"] and x["threads"] == 1 for x in s)))'
