@@ -14,14 +14,10 @@
 namespace bb::cli {
 
 void check_icl_train_flags(const std::vector<std::string>& flags) {
-  CLI::App app{"icl train"};
-  icl::TrainArgs a;
-  icl::add_train_options(&app, a);
   std::vector<std::string> args = flags;
   args.insert(args.end(), {flag_name::out, "unused"});
-  std::reverse(args.begin(), args.end());  // CLI11 takes them last-first
   try {
-    app.parse(args);
+    icl::parse_train_args(args);
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     std::replace(msg.begin(), msg.end(), '\n', ' ');

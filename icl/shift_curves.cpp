@@ -61,11 +61,13 @@ const json& EvalFile::cells(const std::string& name) const {
 EvalFile read_eval(const fs::path& path) {
   const json j = read_json_file(path);
   EvalFile f{path, is_quantification(parse_task(j.at("task").get<std::string>())),
-             j.at("from_point").get<int>(), j.at("sequences").get<int>(), {}, {}};
+             j.at("from_point").get<int>(), j.at("sequences").get<int>(), {}, {}, {}};
   for (const auto& m : j.at("models")) {
     const std::string name = m.at("name").get<std::string>();
     f.models[name] = m.at("cells");
     if (m.at("baseline").get<bool>()) f.baselines.push_back(name);
+    else f.steps[name] = m.contains("steps") && m["steps"].is_number_integer()
+                             ? m["steps"].get<int64_t>() : -1;
   }
   return f;
 }

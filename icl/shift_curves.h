@@ -39,6 +39,7 @@ struct EvalFile {
   int from_point = 4, sequences = 0;
   std::map<std::string, nlohmann::json> models;  // name -> cells
   std::vector<std::string> baselines;            // in file order
+  std::map<std::string, int64_t> steps;  // model (not baseline) -> "steps" (-1: null or absent)
   const nlohmann::json& cells(const std::string& name) const;
 };
 EvalFile read_eval(const std::filesystem::path& path);

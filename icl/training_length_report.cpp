@@ -8,9 +8,9 @@
 
 #include "common/error.h"
 #include "common/files.h"
-#include "common/json_read.h"
 #include "common/statistics.h"
 #include "common/svg.h"
+#include "icl/experiment_report.h"
 #include "icl/shift_curves.h"
 
 namespace bb::icl {
@@ -37,23 +37,21 @@ std::vector<std::pair<int64_t, fs::path>> step_dirs(const fs::path& group) {
 }
 
 // Every model entry of an evaluation at step N must say it was trained N updates.
-void check_steps(const fs::path& eval_json, int64_t step) {
-  const nlohmann::json j = read_json_file(eval_json);
-  for (const auto& m : j.at("models")) {
-    if (m.value("baseline", false)) continue;
-    BB_CHECK(m.contains("steps") && m["steps"].is_number_integer() &&
-                 m["steps"].get<int64_t>() == step,
-             "{}: model {} records steps {}, expected {} (its folder's step)", eval_json.string(),
-             m.value("name", std::string("?")), m.contains("steps") ? m["steps"].dump() : "(none)",
+void check_steps(const EvalFile& f, int64_t step) {
+  for (const auto& [name, steps] : f.steps)
+    BB_CHECK(steps == step, "{}: model {} records steps {}, expected {} (its folder's step)",
+             f.path.string(), name, steps < 0 ? std::string("(none)") : std::to_string(steps),
              step);
-  }
 }
 
 // value[function][seed][step]
 using BySeedStep = std::map<std::string, std::map<int, std::map<int64_t, double>>>;
 
-// The paired values (seeds both have at `step`) of function b minus function a.
-PairedTest paired(const BySeedStep& v, const std::string& a, const std::string& b, int64_t step) {
+// Function b minus function a, paired by the seeds both have at `step`, tested as the ICL
+// experiment's report tests (icl/experiment_report.h: at least kMinSeeds pairs, the interval
+// clipped to `range`).
+PairedDifference paired(const BySeedStep& v, const std::string& a, const std::string& b,
+                        int64_t step, DifferenceRange range) {
   std::vector<double> x, y;
   if (!v.count(a) || !v.count(b)) return {};
   for (const auto& [seed, steps] : v.at(a)) {
@@ -62,24 +60,20 @@ PairedTest paired(const BySeedStep& v, const std::string& a, const std::string& 
     x.push_back(steps.at(step));
     y.push_back(other->second.at(step));
   }
-  return paired_t_test(x, y);
+  return paired_difference(x, y, range);
 }
 
-// A t test needs 2 pairs and differences that vary (seeds differing by exactly the same amount,
-// 0 say, give no interval).
-bool testable(const PairedTest& t) { return t.n >= 2 && t.p >= 0 && t.sd > 0; }
-
-std::string difference_text(const PairedTest& t) {
-  if (t.n < 2) return fmt::format("{:+.3f} (n = {}: not testable)", t.mean, t.n);
-  if (!testable(t)) return fmt::format("{:+.3f} (n = {}; no variance: not testable)", t.mean, t.n);
-  return fmt::format("{:+.3f} [{:+.3f}, {:+.3f}] (n = {})", t.mean, t.lo, t.hi, t.n);
+std::string difference_text(const PairedDifference& d) {
+  if (d.no_variance)
+    return fmt::format("{:+.3f} (n = {}; no variance: not testable)", d.mean, d.n);
+  if (!d.tested) return fmt::format("{:+.3f} (n = {}: not tested)", d.mean, d.n);
+  return fmt::format("{:+.3f} {} (n = {})", d.mean, interval_text(d, 3), d.n);
 }
 
-std::string p_text(const PairedTest& t) { return testable(t) ? fmt::format("{:.3g}", t.p) : "–"; }
+std::string p_text(const PairedDifference& d) { return d.tested ? fmt::format("{:.3g}", d.p) : "–"; }
 
-std::string detectable_text(const PairedTest& t) {
-  if (!testable(t)) return "–";
-  return fmt::format("±{:.3f}", minimum_detectable_difference(t.se, t.df));
+std::string detectable_cell(const PairedDifference& d) {
+  return d.tested ? detectable_text(d, 3, "the range") : "–";
 }
 
 std::vector<double> values_at(const BySeedStep& v, const std::string& f, int64_t step) {
@@ -119,11 +113,11 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
       "first counted point on), {} − {} paired by seed with a t test, at the last checkpoint. "
       "Secondary: the same at the earlier checkpoints, every other group against {}, and σ₅₀ "
       "(the σ at which the error first reaches {:g}; censored: never within the grid).\n\n"
-      "Cells: mean ± sd over seeds (n). A difference: mean [95% t interval] (n pairs); p: its "
-      "paired t test, uncorrected; detectable: the smallest difference these seeds could have "
-      "detected (80% power, two-sided 5%). An interval containing 0 is inconclusive, never "
-      "\"no effect\".\n",
-      s.primary, s.reference, s.reference, s.level);
+      "Cells: mean ± sd over seeds (n). A difference: mean [95% t interval] (n pairs; tested with "
+      "at least {} pairs); p: its paired t test, uncorrected; detectable: the smallest difference "
+      "these seeds could have detected (80% power, two-sided 5%). An interval containing 0 is "
+      "inconclusive, never \"no effect\". {}\n",
+      s.primary, s.reference, s.reference, s.level, kMinSeeds, kClippedIntervalNote);
   fs::create_directories(dir / "charts");
   for (const Group& g : groups) {
     const std::string name = group_name(g);
@@ -134,9 +128,11 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
       continue;
     }
     BySeedStep value, sigma50;
+    DifferenceRange range;  // a share's difference lies in [-1, 1]; an MSE's is unbounded
     for (const auto& [step, path] : steps) {
-      check_steps(path / "eval.json", step);
       const EvalFile f = read_eval(path / "eval.json");
+      check_steps(f, step);
+      if (f.quant) range = {-1, 1};
       for (const std::string& fn : g.functions)
         for (const RunInfo& r : g.runs.at(fn)) {
           if (!f.models.count(r.name)) continue;
@@ -147,19 +143,18 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
     }
     const int64_t last = steps.back().first;
     // The verdict first.
-    const PairedTest primary = paired(value, s.reference, s.primary, last);
+    const PairedDifference primary = paired(value, s.reference, s.primary, last, range);
     if (value.count(s.reference) && value.count(s.primary)) {
-      const bool resolved = testable(primary) && primary.p < 0.05;
       md += fmt::format("**Primary, after {} updates**: {} − {} = {}", last, s.primary,
                         s.reference, difference_text(primary));
-      if (!testable(primary))
+      if (!primary.tested)
         md += ".\n\n";
-      else if (resolved)
+      else if (primary.resolved)
         md += fmt::format(", p {}: resolved, {} {}.\n\n", p_text(primary), s.primary,
                           primary.mean < 0 ? "lower (fewer errors)" : "higher (more errors)");
       else
-        md += fmt::format(", p {}: inconclusive (detectable {}).\n\n", p_text(primary),
-                          detectable_text(primary));
+        md += fmt::format(", p {}: inconclusive ({}).\n\n", p_text(primary),
+                          detectable_text(primary, 3, "the range"));
     }
     // Per checkpoint: each function's endpoint, and each function against the reference.
     md += "| updates |";
@@ -173,13 +168,14 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
     md += "\n";
     for (const auto& [step, path] : steps) {
       md += fmt::format("| {} |", step);
-      for (const std::string& fn : g.functions)
-        md += fmt::format(" {} ({}) |", mean_sd(stats(values_at(value, fn, step))),
-                          values_at(value, fn, step).size());
+      for (const std::string& fn : g.functions) {
+        const std::vector<double> v = values_at(value, fn, step);
+        md += fmt::format(" {} ({}) |", mean_sd(stats(v)), v.size());
+      }
       for (const std::string& fn : g.functions) {
         if (fn == s.reference) continue;
-        const PairedTest t = paired(value, s.reference, fn, step);
-        md += fmt::format(" {} | {} | {} |", difference_text(t), p_text(t), detectable_text(t));
+        const PairedDifference d = paired(value, s.reference, fn, step, range);
+        md += fmt::format(" {} | {} | {} |", difference_text(d), p_text(d), detectable_cell(d));
       }
       md += "\n";
     }

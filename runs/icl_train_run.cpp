@@ -13,6 +13,7 @@
 #include "common/json_read.h"
 #include "common/flag_names.h"
 #include "common/stop_signals.h"
+#include "runs/run_directory.h"
 #include "runs/progress.h"
 
 namespace bb {
@@ -31,11 +32,8 @@ void record_session(const std::filesystem::path& out, int64_t start, int threads
     run["sessions"] = nlohmann::json::array();
   if (!run["sessions"].empty()) {
     const nlohmann::json& last = run["sessions"].back();
-    if (last.value("blas", kernels) != kernels || last.value("threads", threads) != threads)
-      fmt::print(stderr, "babyberta: warning: {}: its last session ran on \"{}\" with {} threads, "
-                 "this one on \"{}\" with {}; training continues correctly, but not bit for bit "
-                 "as an uninterrupted run\n", out.string(), last.value("blas", std::string()),
-                 last.value("threads", threads), kernels, threads);
+    warn_if_session_differs(out, last.value("blas", std::string()),
+                            last.value("threads", threads), kernels, threads);
   }
   run["sessions"].push_back(
       {{"from_step", start}, {"threads", threads}, {"device", device}, {"blas", kernels}});

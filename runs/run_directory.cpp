@@ -66,8 +66,12 @@ void warn_if_kernels_changed(const fs::path& out, const std::string& blas, int t
       (*run)["sessions"].empty())
     return;
   const ojson& last = (*run)["sessions"].back();
-  const std::string was = last.value("blas", std::string());
-  const int was_threads = last.value("threads", threads);
+  warn_if_session_differs(out, last.value("blas", std::string()), last.value("threads", threads),
+                          blas, threads);
+}
+
+void warn_if_session_differs(const fs::path& out, const std::string& was, int was_threads,
+                             const std::string& blas, int threads) {
   if (!was.empty() && was != blas)
     fmt::print(stderr, "babyberta: warning: {}: its last session ran on \"{}\", this one on \"{}\"; "
                "training continues correctly, but not bit for bit as an uninterrupted run\n",

@@ -17,6 +17,9 @@ void check_run_directory(const TrainArgs& a, const nlohmann::ordered_json& setti
 // count as the session before it (README, Threads): warns where they differ.
 void warn_if_kernels_changed(const std::filesystem::path& out, const std::string& blas,
                              int threads);
+// The same for a session whose last one ran on `was` with `was_threads` (any kind's run.json).
+void warn_if_session_differs(const std::filesystem::path& out, const std::string& was,
+                             int was_threads, const std::string& blas, int threads);
 // This process's command line with --resume added: what Ctrl-C tells the user to run.
 std::string resume_command();
 

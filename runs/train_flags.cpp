@@ -178,13 +178,11 @@ std::vector<TrainFlag> make_table() {
                    .field = [fi, si](TrainArgs& a) -> FlagField { return &a.head_values[fi][si].freeze; },
                    .form = TrainFlag::switch_on, .recorded = recorded});
     }
-  std::vector<std::string> may_change;
-  for (const TrainFlag& row : t)
-    if (row.role == FlagRole::resumable) may_change.push_back(row.flag);
+  const std::string may_change = flag_table::resumable_flags(t);
   for (TrainFlag& row : t)
     if (row.flag == flag_name::resume)
       row.help = fmt::format("Continue from the latest checkpoint in --out (with the same flags; "
-                             "only {} may change)", fmt::join(may_change, ", "));
+                             "only {} may change)", may_change);
   return t;
 }
 
