@@ -3,6 +3,55 @@
 
 namespace bb::blocks {
 
+std::vector<EncoderBlockTensor> encoder_block_tensors(const EncoderBlockSpec& s) {
+  const int64_t C = s.hidden, F = s.ffn, H = s.heads;
+  using enum TensorRole;
+  std::vector<EncoderBlockTensor> t{
+      {"attention.self.query.weight", {C, C}, matrix, ""},
+      {"attention.self.key.weight", {C, C}, matrix, ""},
+      {"attention.self.value.weight", {C, C}, matrix, ""},
+      {"attention.self.query.bias", {C}, bias, ""},
+      {"attention.self.key.bias", {C}, bias, ""},
+      {"attention.self.value.bias", {C}, bias, ""},
+      {"attention.output.dense.weight", {C, C}, matrix, ""},
+      {"attention.output.dense.bias", {C}, bias, ""},
+      {"attention.output.LayerNorm.weight", {C}, norm, ""},
+      {"attention.output.LayerNorm.bias", {C}, bias, ""},
+      {"intermediate.dense.weight", {F, C}, matrix, ""},
+      {"intermediate.dense.bias", {F}, bias, ""},
+      {"output.dense.weight", {C, F}, matrix, ""},
+      {"output.dense.bias", {C}, bias, ""},
+      {"output.LayerNorm.weight", {C}, norm, ""},
+      {"output.LayerNorm.bias", {C}, bias, ""},
+  };
+  const AttentionFunctionSpec& f = attention_function_spec(s.attention);
+  for (int slot = 0; slot < f.value_count; ++slot) {
+    const HeadValueSpec& v = f.values[size_t(slot)];
+    t.push_back({std::string(v.raw_tensor), {H}, slot == 0 ? head_value0 : head_value1,
+                 std::string(v.effective_tensor)});
+  }
+  for (EncoderBlockTensor& x : t)
+    if (x.saved_name.empty()) x.saved_name = x.name;
+  return t;
+}
+
+template <typename T>
+EncoderBlockWeights<T> encoder_block_weights(const EncoderBlockSpec& s,
+                                             const std::function<T*(const std::string&)>& at) {
+  EncoderBlockWeights<T> y{};  // head_raw0, head_raw1 stay null without trainable values
+  y.qkv_w = at("attention.self.query.weight"), y.qkv_b = at("attention.self.query.bias");
+  y.attn_out_w = at("attention.output.dense.weight");
+  y.attn_out_b = at("attention.output.dense.bias");
+  y.ln1_w = at("attention.output.LayerNorm.weight"), y.ln1_b = at("attention.output.LayerNorm.bias");
+  y.ffn_in_w = at("intermediate.dense.weight"), y.ffn_in_b = at("intermediate.dense.bias");
+  y.ffn_out_w = at("output.dense.weight"), y.ffn_out_b = at("output.dense.bias");
+  y.ln2_w = at("output.LayerNorm.weight"), y.ln2_b = at("output.LayerNorm.bias");
+  const AttentionFunctionSpec& f = attention_function_spec(s.attention);
+  if (f.value_count > 0) y.head_raw0 = at(std::string(f.values[0].raw_tensor));
+  if (f.value_count > 1) y.head_raw1 = at(std::string(f.values[1].raw_tensor));
+  return y;
+}
+
 template <typename T>
 void encoder_block_forward(const EncoderBlockSpec& s, const EncoderBlockWeights<T>& w,
                            const EncoderBlockStores<T>& a, const EncoderBlockRun<T>& run,
@@ -90,6 +139,8 @@ void encoder_block_backward(const EncoderBlockSpec& s, const EncoderBlockWeights
 }
 
 #define BB_INSTANTIATE(T)                                                                       \
+  template EncoderBlockWeights<T> encoder_block_weights<T>(                                     \
+      const EncoderBlockSpec&, const std::function<T*(const std::string&)>&);                   \
   template void encoder_block_forward<T>(const EncoderBlockSpec&, const EncoderBlockWeights<T>&, \
                                          const EncoderBlockStores<T>&, const EncoderBlockRun<T>&, \
                                          const ops::AttentionShape&, const LinearFn<T>&);       \

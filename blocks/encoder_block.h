@@ -7,6 +7,8 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "backend/attention_function.h"
 #include "backend/ops.h"
@@ -20,6 +22,22 @@ struct EncoderBlockSpec {
   bool frozen0 = false, frozen1 = false;  // the function's trainable values kept fixed
 };
 
+// What a tensor is to the initialisation and the optimiser (RoBERTa's: weight decay on matrices):
+// a weight matrix, a bias, a LayerNorm gain, or the attention function's trainable value of slot 0
+// or 1 (kept raw in the buffer).
+enum class TensorRole { matrix, bias, norm, head_value0, head_value1 };
+
+struct EncoderBlockTensor {
+  std::string name;  // relative to the layer's prefix: "attention.self.query.weight", ...
+  std::vector<int64_t> shape;
+  TensorRole role;
+  std::string saved_name;  // its name in model.safetensors (a raw value's effective one), else name
+};
+// The block's tensors in buffer order (HF RobertaLayer's names; query, key and value weights
+// adjacent, as are their biases, forming one (3C, C) matrix and one (3C) bias for a fused QKV
+// GEMM; the function's raw values last).
+std::vector<EncoderBlockTensor> encoder_block_tensors(const EncoderBlockSpec& s);
+
 // One layer's tensors in a parameter (or gradient) buffer.
 template <typename T>
 struct EncoderBlockWeights {
@@ -31,6 +49,11 @@ struct EncoderBlockWeights {
   T *ln2_w, *ln2_b;            // (C)
   T *head_raw0, *head_raw1;    // (H) raw trainable values of the function; null without them
 };
+
+// The layer's tensors, found by `at` (a tensor's name relative to the layer -> its data).
+template <typename T>
+EncoderBlockWeights<T> encoder_block_weights(const EncoderBlockSpec& s,
+                                             const std::function<T*(const std::string&)>& at);
 
 // One layer's saved forward values. R = N rows, except in a layer that continues at the scored
 // rows only (R = M).

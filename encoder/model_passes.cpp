@@ -15,9 +15,7 @@ namespace bb {
 
 template <typename T>
 blocks::EncoderBlockSpec Model<T>::block_spec() const {
-  return {.hidden = cfg_.hidden, .heads = cfg_.heads, .ffn = cfg_.ffn,
-          .layer_norm_eps = cfg_.layer_norm_eps, .attention = cfg_.attention,
-          .frozen0 = cfg_.head_value_frozen(0), .frozen1 = cfg_.head_value_frozen(1)};
+  return bb::block_spec(cfg_);
 }
 
 // Layer l's run over the staged batch: its output (the next layer's input, or the LM head's at

@@ -14,9 +14,13 @@
 
 namespace bb {
 
-// head_value0/1: the attention function's trainable value of that slot (its table row says what
-// it is: SSA's b and n, softmax-t's τ), whatever the function.
-enum class ParamKind { matrix, bias, norm, head_value0, head_value1 };
+// What a tensor is (the blocks tier's roles: blocks/encoder_block.h). head_value0/1: the attention
+// function's trainable value of that slot (its table row says what it is: SSA's b and n,
+// softmax-t's τ), whatever the function.
+using ParamKind = blocks::TensorRole;
+
+// The encoder block of c's layers.
+blocks::EncoderBlockSpec block_spec(const Config& c);
 
 // A scoring function's trainable value: raw here, effective in model.safetensors and the ops.
 constexpr bool is_head_value(ParamKind k) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -10,12 +9,6 @@
 namespace bb {
 
 namespace fs = std::filesystem;
-
-static void write_metrics_log(const fs::path& path, const nlohmann::json& lines) {
-  std::string text;
-  for (const auto& line : lines) text += line.dump() + "\n";
-  write_file_atomic(path, text);
-}
 
 static OptimConfig with_total(OptimConfig o, int64_t steps) {
   o.total_steps = steps;
@@ -55,49 +48,9 @@ Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& 
                "{}: checkpoint was trained by {} process{} and this run has {}; resume with the same "
                "number (mpirun -np {}), the float summation order of the gradients depends on it",
                last->string(), ranks, ranks == 1 ? "" : "es", opts.parallel.ranks, ranks);
-      restore_metrics();
-      elapsed_before_ = saved_elapsed();
-      if (state_.data.is_object() && state_.data.contains("window") &&
-          state_.data["window"].is_object())
-        window_ = state_.data["window"];
+      log_.restore(state_.data, opts.out, state_.step, writes_files());
     }
   }
-}
-
-// The log as of the checkpoint resumed from; checkpoints written before the log was part of the
-// trainer state keep the lines of metrics.jsonl up to their step (a torn last line is dropped).
-void Trainer::restore_metrics() {
-  const fs::path path = opts_.out / "metrics.jsonl";
-  if (state_.data.contains("metrics") && state_.data["metrics"].is_array()) {
-    metrics_ = state_.data["metrics"];
-  } else if (fs::exists(path)) {
-    std::istringstream in(read_file(path));
-    std::string line;
-    while (std::getline(in, line)) {
-      const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (j.is_object() && j.contains("step") && j["step"].is_number_integer() &&
-          j["step"].get<int64_t>() <= state_.step)
-        metrics_.push_back(j);
-    }
-  }
-  if (writes_files()) write_metrics_log(path, metrics_);
-}
-
-// The checkpoint's own count; checkpoints written before it had one: the last metrics line's.
-double Trainer::saved_elapsed() const {
-  if (state_.data.is_object() && state_.data.contains("elapsed_s") &&
-      state_.data["elapsed_s"].is_number())
-    return state_.data["elapsed_s"].get<double>();
-  if (metrics_.empty()) return 0;
-  const auto& last = metrics_.back();
-  return last.contains("elapsed_s") && last["elapsed_s"].is_number() ? last["elapsed_s"].get<double>()
-                                                                     : 0.0;
-}
-
-double Trainer::elapsed() const {
-  using clock = std::chrono::steady_clock;
-  if (first_step_ == clock::time_point{}) return elapsed_before_;
-  return elapsed_before_ + std::chrono::duration<double>(clock::now() - first_step_).count();
 }
 
 void Trainer::save_model_files() {
@@ -108,12 +61,12 @@ void Trainer::save_model_files() {
 
 void Trainer::save() {
   BB_CHECK(!opts_.out.empty(), "no output directory to save a checkpoint to");
-  state_.data = {{"next_step", state_.step}, {"metrics", metrics_}, {"elapsed_s", elapsed()},
-                 {"window", window_}};
+  state_.data = {{"next_step", state_.step}};
+  log_.save_into(state_.data);
   if (opts_.parallel.ranks > 1) state_.data["ranks"] = opts_.parallel.ranks;
   model_.download();  // the checkpoint is written from the host copy
   save_checkpoint(opts_.out, model_, opt_, state_);
-  write_metrics_log(opts_.out / "metrics.jsonl", metrics_);  // a copy of the checkpoint's log
+  log_.write(opts_.out);  // a copy of the checkpoint's log
   CheckpointRetention keep = opts_.keep;
   if (opt_.options().schedule == Schedule::wsd) keep.also.push_back(decay_start(opt_.options()));
   prune_checkpoints(opts_.out, keep);
@@ -126,8 +79,7 @@ int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
 int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>& on_step) {
   const int64_t end = std::min(opts_.steps, state_.step + n);
   const DataParallel& dp = opts_.parallel;
-  if (first_step_ == std::chrono::steady_clock::time_point{} && state_.step < end)
-    first_step_ = std::chrono::steady_clock::now();
+  if (state_.step < end) log_.start_clock();
   while (state_.step < end) {
     source_(state_.seed, state_.step, batch_);
     const int tokens = batch_.num_tokens();

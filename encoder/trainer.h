@@ -1,8 +1,7 @@
 // The training loop: batches from a source that is a pure function of (seed, step), forward,
 // backward, AdamW; periodic atomic checkpoints; resume continues bit-for-bit; a stop request
-// (Ctrl-C) saves a checkpoint and returns. The metrics log (DIR/metrics.jsonl, one JSON line per
-// evaluation) is part of each checkpoint's trainer state, so a checkpoint and its metrics line are
-// written in one atomic step and a resumed run restores the log of the step it continues from.
+// (Ctrl-C) saves a checkpoint and returns. The metrics log, its window and the clock are the
+// training layer's (training/run_log.h), saved with each checkpoint's trainer state.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -14,6 +13,7 @@
 #include "encoder/checkpoint.h"
 #include "encoder/model.h"
 #include "encoder/optimizer.h"
+#include "training/run_log.h"
 #include "training/stop_request.h"
 
 namespace bb {
@@ -64,16 +64,16 @@ class Trainer {
   void save_model_files();
   // Adds a line to the metrics log; it reaches disk with the next checkpoint (on_step of a
   // checkpoint step runs before that checkpoint is written).
-  void add_metrics(nlohmann::json line) { metrics_.push_back(std::move(line)); }
+  void add_metrics(nlohmann::json line) { log_.add(std::move(line)); }
   // The caller's running state between metrics lines (e.g. the window's loss sum), saved with
   // every checkpoint and given back on resume, so that a run resumed between two metrics lines
   // writes the same next line as an uninterrupted one. Empty object: none saved.
-  void set_window(nlohmann::json window) { window_ = std::move(window); }
-  const nlohmann::json& window() const { return window_; }
+  void set_window(nlohmann::json window) { log_.set_window(std::move(window)); }
+  const nlohmann::json& window() const { return log_.window(); }
   // Seconds this run has trained, over all its sessions: what the checkpoint resumed from had
   // counted (saved with every checkpoint, a stop's included) plus this process's time since its
   // first step. Metrics lines record it as elapsed_s.
-  double elapsed() const;
+  double elapsed() const { return log_.elapsed(); }
   bool writes_files() const { return !opts_.out.empty() && opts_.parallel.rank == 0; }
 
   Model<float>& model() { return model_; }
@@ -92,14 +92,7 @@ class Trainer {
   TrainerState state_;
   Batch batch_, share_;  // the global batch; this rank's share of it (data parallelism)
   StepGraphs graphs_;
-  nlohmann::json metrics_ = nlohmann::json::array();  // the metrics log up to the current step
-  nlohmann::json window_ = nlohmann::json::object();   // set_window()
-  double elapsed_before_ = 0;                           // elapsed() of the checkpoint resumed from
-  std::chrono::steady_clock::time_point first_step_{};  // this process's first step (epoch: none yet)
-
-  void restore_metrics();
-  double saved_elapsed() const;
-
+  training::RunLog log_;  // the metrics log up to the current step, its window, the clock
 };
 
 }  // namespace bb

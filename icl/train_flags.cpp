@@ -8,6 +8,7 @@
 #include "common/flag_names.h"
 #include "common/json_read.h"
 #include "training/flag_ranges.h"
+#include "training/head_value_flags.h"
 
 namespace bb::icl {
 
@@ -97,19 +98,7 @@ std::vector<TrainFlag> make_table() {
                                           : std::to_string(a.s.keep_checkpoints);
        }},
   };
-  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags
-    for (int slot = 0; slot < f.value_count; ++slot) {
-      const HeadValueSpec v = f.values[size_t(slot)];
-      const size_t fi = size_t(f.function), si = size_t(slot);
-      t.push_back({.flag = std::string(v.init_flag), .help = std::string(v.init_help),
-                   .role = model,
-                   .field = [fi, si](TrainArgs& a) -> FlagField { return &a.head_values[fi][si].init; },
-                   .check = [v] { return in_range(v.lo, v.hi, v.lo_open); }});
-      t.push_back({.flag = std::string(v.freeze_flag), .help = std::string(v.freeze_help),
-                   .role = model,
-                   .field = [fi, si](TrainArgs& a) -> FlagField { return &a.head_values[fi][si].freeze; },
-                   .form = TrainFlag::switch_on});
-    }
+  training::add_head_value_rows(t, model);  // the functions' trainable values
   t.push_back({.flag = flag_name::threads, .help = "Compute threads", .role = resumable,
                .field = BB_FIELD(threads), .check = [] { return thread_count(); }});
   t.push_back({.flag = flag_name::device, .help = "cpu or cuda", .role = resumable,

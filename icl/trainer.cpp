@@ -1,5 +1,8 @@
 #include "icl/trainer.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
@@ -9,6 +12,7 @@
 #include "common/safetensors.h"
 #include "icl/train_flags.h"
 #include "training/checkpoint_dir.h"
+#include "training/run_record.h"
 
 namespace bb::icl {
 
@@ -37,25 +41,6 @@ std::vector<TensorRef> named_tensors(const Layout& layout, const float* data) {
 void write_model_files(const fs::path& dir, const Model<float>& model) {
   write_file_atomic(dir / "config.json", to_json(model.config()).dump(2) + "\n");
   write_safetensors(dir / "model.safetensors", named_tensors(model.layout(), model.params.data()));
-}
-
-// The first setting in which two run.json objects differ ("train.lr: 0.0001 vs 0.001").
-std::string first_difference(const json& a, const json& b, const std::string& path) {
-  if (a.is_object() && b.is_object()) {
-    for (const auto& [key, value] : a.items()) {
-      if (!b.contains(key))  // a flag recorded only where it is not its default
-        return fmt::format("{}{}: {} in the run, the default now", path, key, value.dump());
-      const std::string d = first_difference(value, b.at(key), path + key + ".");
-      if (!d.empty()) return d;
-    }
-    for (const auto& [key, value] : b.items())
-      if (!a.contains(key))
-        return fmt::format("{}{}: the default in the run, {} now", path, key, value.dump());
-    return "";
-  }
-  if (a == b) return "";
-  return fmt::format("{}: {} in the run, {} now", path.substr(0, path.size() - 1), a.dump(),
-                     b.dump());
 }
 
 }  // namespace
@@ -88,10 +73,10 @@ Trainer::Trainer(const Config& config, const TrainSettings& settings, const fs::
   const fs::path run_file = out_ / "run.json";
   const std::optional<fs::path> latest = latest_checkpoint(out_);
   if (fs::exists(run_file)) {
-    json have = read_json_file(run_file);
-    have.erase("sessions");  // what computed each part of the run (runs/icl_train_run.cpp)
-    const std::string diff = first_difference(have, wanted, "");
-    BB_CHECK(diff.empty(), "{}: holds a different run ({}); use a new --out", out_.string(), diff);
+    const auto diff = settings_differences(nlohmann::ordered_json(read_json_file(run_file)),
+                                           nlohmann::ordered_json(wanted), "run.json");
+    BB_CHECK(diff.empty(), "{}: holds a different run ({}); use a new --out", out_.string(),
+             fmt::join(diff, "; "));
   } else {
     BB_CHECK(!latest, "{}: has checkpoints but no run.json, so its settings cannot be checked; "
              "use a new --out", out_.string());
@@ -104,6 +89,7 @@ Trainer::Trainer(const Config& config, const TrainSettings& settings, const fs::
   BB_CHECK(latest->filename().string() == "step-" + std::to_string(step_),
            "{}: step is {}, expected the directory's {}", state_file.string(), step_,
            latest->filename().string());
+  log_.restore(st, out_, step_, /*write=*/true);
   load_model(*latest, model_);  // names, shapes, finite values; uploads
   const int64_t n = model_.layout().total;
   const auto opt = SafetensorsFile::read(*latest / "optimizer.safetensors");
@@ -144,16 +130,38 @@ double Trainer::train_step() {
 }
 
 int64_t Trainer::run(const std::function<void(const StepLog&)>& on_step) {
+  if (step_ < s_.steps) log_.start_clock();
   while (step_ < s_.steps) {
     if (stop_requested) {
       save();
       return step_;
     }
+    const int points = s_.curriculum.points_at(step_);
     train_step();
-    if (on_step) on_step({step_, last_loss_, s_.curriculum.points_at(step_ - 1)});
-    if (!out_.empty() && (step_ % s_.checkpoint_every == 0 || step_ == s_.steps)) save();
+    session_tokens_ += double(s_.batch) * 2 * points;
+    const json& w = log_.window();
+    log_.set_window({{"loss_sum", w.value("loss_sum", 0.0) + last_loss_},
+                     {"loss_n", w.value("loss_n", int64_t(0)) + 1}});
+    if (on_step) on_step({step_, last_loss_, points});
+    if (!out_.empty() && (step_ % s_.checkpoint_every == 0 || step_ == s_.steps)) {
+      log_line();
+      save();
+    }
   }
   return step_;
+}
+
+void Trainer::log_line() {
+  const json& w = log_.window();
+  const int64_t n = w.value("loss_n", int64_t(0));
+  const double seconds = log_.session_seconds();
+  log_.add({{"step", step_},
+            {"train_loss", w.value("loss_sum", 0.0) / double(std::max<int64_t>(1, n))},
+            {"points", s_.curriculum.points_at(step_ - 1)},
+            {"lr", s_.lr},
+            {"tokens_per_s", seconds > 0 ? session_tokens_ / seconds : 0.0},
+            {"elapsed_s", log_.elapsed()}});
+  log_.set_window({{"loss_sum", 0.0}, {"loss_n", 0}});
 }
 
 void Trainer::save() {
@@ -168,9 +176,11 @@ void Trainer::save() {
     const int64_t n = model_.layout().total;
     write_safetensors(tmp / "optimizer.safetensors",
                       {{"adam_m", {n}, m.data()}, {"adam_v", {n}, v.data()}});
-    const json st{{"step", step_}, {"seed", s_.seed}, {"points", s_.curriculum.points_at(step_)}};
+    json st{{"step", step_}, {"seed", s_.seed}, {"points", s_.curriculum.points_at(step_)}};
+    log_.save_into(st);
     write_file_atomic(tmp / "trainer_state.json", st.dump(2) + "\n");
   });
+  log_.write(out_);  // a copy of the checkpoint's log
   write_model_files(out_, model_);
   write_file_atomic(out_ / "trainer_state.json",  // the top-level model's step (model_steps)
                     json{{"step", step_}, {"seed", s_.seed}}.dump(2) + "\n");

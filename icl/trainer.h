@@ -4,8 +4,10 @@
 // a pure function of (seed, step), so a resumed run continues bit for bit.
 // Run directory DIR: run.json (model config and settings; a resume must match it), config.json
 // and model.safetensors (the latest model), checkpoints/step-N/ (model.safetensors,
-// optimizer.safetensors with Adam's moments, trainer_state.json). Every file is written to a
-// temporary name and renamed, every step directory built aside and renamed into place.
+// optimizer.safetensors with Adam's moments, trainer_state.json with the metrics log), and
+// metrics.jsonl: a line at every checkpoint (step, the mean training loss since the line before,
+// points, lr, tokens/s, elapsed_s; training/run_log.h). Every file is written to a temporary name
+// and renamed, every step directory built aside and renamed into place.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,7 @@
 #include "icl/config.h"
 #include "icl/model.h"
 #include "icl/task.h"
+#include "training/run_log.h"
 #include "training/stop_request.h"
 
 namespace bb::icl {
@@ -82,6 +85,10 @@ class Trainer {
   std::vector<Span> spans_;  // Adam's parameter spans by learning-rate multiplier
   int64_t step_ = 0;
   double last_loss_ = 0;
+  training::RunLog log_;  // metrics.jsonl's lines, the window since the last one, the clock
+  double session_tokens_ = 0;
+
+  void log_line();  // the metrics line of this step (a checkpoint step)
 };
 
 // The run directory's model: config.json and model.safetensors (or those of a step directory).

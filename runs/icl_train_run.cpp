@@ -10,37 +10,12 @@
 #include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/files.h"
-#include "common/json_read.h"
 #include "common/flag_names.h"
 #include "common/stop_signals.h"
-#include "runs/run_directory.h"
+#include "training/run_record.h"
 #include "runs/progress.h"
 
 namespace bb {
-
-namespace {
-
-// run.json's "sessions": one entry per start or resume, saying what computed that part of the run
-// (from_step, threads, device, blas), as train's run.json does; a resume whose kernels or thread
-// count differ from the last session's is warned of (the run continues correctly, but not bit
-// for bit as an uninterrupted run).
-void record_session(const std::filesystem::path& out, int64_t start, int threads,
-                    const std::string& device, const std::string& kernels) {
-  const std::filesystem::path path = out / "run.json";
-  nlohmann::json run = read_json_file(path);
-  if (!run.contains("sessions") || !run["sessions"].is_array())
-    run["sessions"] = nlohmann::json::array();
-  if (!run["sessions"].empty()) {
-    const nlohmann::json& last = run["sessions"].back();
-    warn_if_session_differs(out, last.value("blas", std::string()),
-                            last.value("threads", threads), kernels, threads);
-  }
-  run["sessions"].push_back(
-      {{"from_step", start}, {"threads", threads}, {"device", device}, {"blas", kernels}});
-  write_file_atomic(path, run.dump(2) + "\n");
-}
-
-}  // namespace
 
 void run_icl_train(icl::TrainArgs a, const std::function<void(const icl::StepLog&)>& on_step) {
   set_threads(a.threads);
@@ -59,8 +34,11 @@ void run_icl_train(icl::TrainArgs a, const std::function<void(const icl::StepLog
   }
   icl::Trainer trainer(cfg, a.s, out, device);
   const int64_t start = trainer.step();
-  record_session(out, start, a.threads, a.device,
-                 device == Device::cpu ? blas_provenance() : std::string("cuBLAS"));
+  // run.json's record of this session: what computes this part of the run (warned of where it
+  // differs from the last session's)
+  record_run_session(out, {{"from_step", start}, {"threads", a.threads}, {"device", a.device},
+                           {"blas", device == Device::cpu ? blas_provenance()
+                                                          : std::string("cuBLAS")}});
   if (!a.quiet)
     fmt::print(stderr, "icl train: {} on {}, {} parameters, {} -> {}{}\n", cfg.label(), a.task,
                trainer.model().layout().total, device_label(device), out.string(),

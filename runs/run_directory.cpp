@@ -60,26 +60,4 @@ std::string resume_command() {
   return has_resume ? out : out + " --resume";
 }
 
-void warn_if_kernels_changed(const fs::path& out, const std::string& blas, int threads) {
-  const auto run = read_run_record(out);
-  if (!run || !(*run).contains("sessions") || !(*run)["sessions"].is_array() ||
-      (*run)["sessions"].empty())
-    return;
-  const ojson& last = (*run)["sessions"].back();
-  warn_if_session_differs(out, last.value("blas", std::string()), last.value("threads", threads),
-                          blas, threads);
-}
-
-void warn_if_session_differs(const fs::path& out, const std::string& was, int was_threads,
-                             const std::string& blas, int threads) {
-  if (!was.empty() && was != blas)
-    fmt::print(stderr, "babyberta: warning: {}: its last session ran on \"{}\", this one on \"{}\"; "
-               "training continues correctly, but not bit for bit as an uninterrupted run\n",
-               out.string(), was, blas);
-  else if (was_threads != threads)
-    fmt::print(stderr, "babyberta: warning: {}: its last session ran on {} threads, this one on {}; "
-               "training continues correctly, but not bit for bit as an uninterrupted run\n",
-               out.string(), was_threads, threads);
-}
-
 }  // namespace bb

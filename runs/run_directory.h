@@ -13,13 +13,6 @@ namespace bb {
 // A new run may not start over checkpoints (it writes run.json with `settings`); --resume needs a
 // checkpoint and, where run.json has settings, the same ones (fails naming each that differs).
 void check_run_directory(const TrainArgs& a, const nlohmann::ordered_json& settings);
-// A resumed run equals an uninterrupted one bit for bit only with the same kernels and thread
-// count as the session before it (README, Threads): warns where they differ.
-void warn_if_kernels_changed(const std::filesystem::path& out, const std::string& blas,
-                             int threads);
-// The same for a session whose last one ran on `was` with `was_threads` (any kind's run.json).
-void warn_if_session_differs(const std::filesystem::path& out, const std::string& was,
-                             int was_threads, const std::string& blas, int threads);
 // This process's command line with --resume added: what Ctrl-C tells the user to run.
 std::string resume_command();
 

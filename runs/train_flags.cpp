@@ -4,6 +4,7 @@
 
 #include "common/flag_names.h"
 #include "training/flag_ranges.h"
+#include "training/head_value_flags.h"
 #include "common/split_list.h"
 #include "common/error.h"
 
@@ -158,26 +159,12 @@ std::vector<TrainFlag> make_table() {
        .role = resumable, .field = BB_FIELD(probe_pairs),
        .check = [] { return count_in(0, 100000000); }},
   };
-  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)  // trainable values' flags
-    for (int slot = 0; slot < f.value_count; ++slot) {
-      const HeadValueSpec v = f.values[size_t(slot)];
-      const size_t fi = size_t(f.function), si = size_t(slot);
-      const AttentionFunction function = f.function;
-      // SSA's are recorded for runs of every function (they predate the others), else only for
-      // the function's own runs.
-      auto recorded = [function, v](const TrainArgs& a) {
-        return v.in_every_run || parse_attention_function(a.attention) == function;
-      };
-      t.push_back({.flag = std::string(v.init_flag), .help = std::string(v.init_help),
-                   .role = math,
-                   .field = [fi, si](TrainArgs& a) -> FlagField { return &a.head_values[fi][si].init; },
-                   .check = [v] { return in_range(v.lo, v.hi, v.lo_open); },
-                   .recorded = recorded});
-      t.push_back({.flag = std::string(v.freeze_flag), .help = std::string(v.freeze_help),
-                   .role = math,
-                   .field = [fi, si](TrainArgs& a) -> FlagField { return &a.head_values[fi][si].freeze; },
-                   .form = TrainFlag::switch_on, .recorded = recorded});
-    }
+  // The functions' trainable values. SSA's are recorded for runs of every function (they predate
+  // the others), the rest only for their own function's runs.
+  training::add_head_value_rows<TrainArgs, Recipe>(
+      t, math, [](const TrainArgs& a, AttentionFunction f) {
+        return parse_attention_function(a.attention) == f;
+      });
   const std::string may_change = flag_table::resumable_flags(t);
   for (TrainFlag& row : t)
     if (row.flag == flag_name::resume)

@@ -86,12 +86,11 @@ void prepare_run(TrainArgs& a, const DataParallel& parallel, PreparedRun& p) {
 void record_session(const TrainArgs& a, int64_t start, const std::string& kernels, int ranks) {
   const fs::path out = a.out;
   if (!fs::exists(out / "run.json")) return;
-  warn_if_kernels_changed(out, kernels, a.threads);
   nlohmann::ordered_json session{{"from_step", start}, {"threads", a.threads},
                                  {"device", a.device}, {"blas", kernels},
                                  {"corpus", fs::absolute(a.corpus).string()}};
   if (ranks > 1) session["ranks"] = ranks;
-  add_run_session(out, session);
+  record_run_session(out, session);  // warns where kernels or threads changed
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ def test_icl_train_extend_keep_and_lr_mult(tmp_path):
     moved = {run: sum(abs(x - start[k.rsplit(".", 1)[1]]) for k in values for x in t[k])
              for run, t in (("full", full), ("mult", mult))}
     assert moved["mult"] > 3 * moved["full"] > 0
-    with pytest.raises(babyberta.Error, match="ssa_lr_mult: 10.0 in the run, the default now"):
+    with pytest.raises(babyberta.Error, match=r"train.ssa_lr_mult: run.json 10.0, now \(not set\)"):
         babyberta.icl_train(out=tmp_path / "mult", steps=10, **FLAGS)
 
 

@@ -14,8 +14,21 @@ check "icl train resumed at step 3 ends bit-identical to one run of 6 steps" \
   cmp -s icl-whole/model.safetensors icl-halves/model.safetensors
 check "icl train resumed: the optimizer state is bit-identical too" \
   cmp -s icl-whole/checkpoints/step-6/optimizer.safetensors icl-halves/checkpoints/step-6/optimizer.safetensors
+check "icl train: metrics.jsonl has a line per checkpoint; a resumed run's equal the whole run's" \
+  /usr/bin/python3 -c '
+import json, sys
+def lines(d):
+    return [json.loads(l) for l in open(d + "/metrics.jsonl")]
+whole, halves = lines("icl-whole"), lines("icl-halves")
+assert [l["step"] for l in whole] == [3, 6], whole
+keys = ("step", "train_loss", "points", "lr")
+assert [[l[k] for k in keys] for l in whole] == [[l[k] for k in keys] for l in halves], (whole, halves)
+assert all(l["elapsed_s"] > 0 and l["tokens_per_s"] > 0 for l in whole), whole
+assert whole[1]["elapsed_s"] >= whole[0]["elapsed_s"]
+state = json.load(open("icl-halves/checkpoints/step-6/trainer_state.json"))
+assert [l["step"] for l in state["metrics"]] == [3, 6], state'
 expect_fail "icl train on a run with other settings names the setting" \
-  "icl-whole: holds a different run \(train.lr: 0.0001 in the run, 0.001 now\); use a new --out" \
+  "icl-whole: holds a different run \(train.lr: run.json 0.0001, now 0.001\); use a new --out" \
   "$BB" "${I[@]}" --out icl-whole --steps 8 --lr 1e-3
 expect_fail "icl train: an unknown task is refused with the names" \
   "babyberta icl train: --task: unknown task 'evry' .*every.*did you mean 'every'" \
@@ -111,7 +124,7 @@ expect_fail "icl experiment: a misspelt flag for icl train fails before any run 
   "icl experiment: a flag for icl train: .*--bach" "$BB" "${E[@]}" --out icl-exp2 --bach 3
 check "icl experiment: nothing was started" test ! -d icl-exp2/runs
 check "icl experiment: the run's log says its run.json holds other settings" \
-  grep -q "holds a different run (train.lr: 0.0001 in the run, 0.001 now)" \
+  grep -q "holds a different run (train.lr: run.json 0.0001, now 0.001)" \
   icl-exp/logs/every-full-softmax-seed1.log
 
 # icl experiment with variants (issue 33, item 5): named runs, the values in their config, labels.

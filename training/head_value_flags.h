@@ -1,0 +1,44 @@
+// The attention functions' trainable values as flag rows: for every value in the attention-function
+// table (backend/attention_function.h), its initial-value flag (--ssa-b-init, --temperature, ...)
+// and its freeze flag, setting Args::head_values. Every kind's trainer adds the same rows, so a
+// function's new value gains its flags in every command at once.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend/attention_function.h"
+#include "training/flag_ranges.h"
+#include "training/flag_table.h"
+
+namespace bb::training {
+
+// Adds the rows with `role`. `uses_function` (empty: every row recorded): whether a run's
+// arguments train with that function; a value's rows are then recorded in run.json only for its
+// own function's runs, or for every run where its table row says in_every_run.
+template <typename Args, typename Recipe>
+void add_head_value_rows(std::vector<FlagRow<Args, Recipe>>& t, FlagRole role,
+                         const std::function<bool(const Args&, AttentionFunction)>& uses_function =
+                             {}) {
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)
+    for (int slot = 0; slot < f.value_count; ++slot) {
+      const HeadValueSpec v = f.values[size_t(slot)];
+      const size_t fi = size_t(f.function), si = size_t(slot);
+      std::function<bool(const Args&)> recorded;
+      if (uses_function)
+        recorded = [uses_function, function = f.function, v](const Args& a) {
+          return v.in_every_run || uses_function(a, function);
+        };
+      t.push_back({.flag = std::string(v.init_flag), .help = std::string(v.init_help),
+                   .role = role,
+                   .field = [fi, si](Args& a) -> FlagField { return &a.head_values[fi][si].init; },
+                   .check = [v] { return in_range(v.lo, v.hi, v.lo_open); },
+                   .recorded = recorded});
+      t.push_back({.flag = std::string(v.freeze_flag), .help = std::string(v.freeze_help),
+                   .role = role,
+                   .field = [fi, si](Args& a) -> FlagField { return &a.head_values[fi][si].freeze; },
+                   .form = FlagRow<Args, Recipe>::switch_on, .recorded = recorded});
+    }
+}
+
+}  // namespace bb::training
