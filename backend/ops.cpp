@@ -95,8 +95,8 @@ void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W
   BB_ROUTE(linear_backward, (dx, dW, dbias, dy, x, W, N, in, out), dx, dW, dbias, dy, x, W);
 }
 
-std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out) {
-  return cpu::freeze_linear(W, in, out);
+std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out, Precision p) {
+  return cpu::freeze_linear(W, in, out, p);
 }
 
 void linear_frozen_forward(float* y, const float* x, FrozenLinear& W, const float* bias, int N) {

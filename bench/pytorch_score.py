@@ -86,6 +86,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--batch", type=int, default=64, help="sequences per forward pass")
     ap.add_argument("--sorted", action="store_true")
+    ap.add_argument("--autocast", action="store_true",
+                    help="bf16 autocast on the CPU around every forward (torch.autocast)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     gen = torch.Generator().manual_seed(0)
@@ -94,7 +96,7 @@ def main():
     if a.sorted:
         sents.sort(key=len)
     score = holistic if a.method == "holistic" else pll
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.autocast):
         score(model, sents[:50], a.batch)  # warm-up
         n, tokens, t0 = 0, 0, time.perf_counter()
         while time.perf_counter() - t0 < a.seconds:
@@ -106,6 +108,7 @@ def main():
     print(json.dumps({"bench": "score", "impl": "pytorch " + torch.__version__,
                       "method": a.method, "threads": a.threads, "batch": a.batch,
                       "sorted": a.sorted, "sentences": n, "seconds": el,
+                      "precision": "bf16 autocast" if a.autocast else "fp32",
                       "sentences_per_s": n / el, "tokens_per_s": tokens / el}))
 
 

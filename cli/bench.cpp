@@ -22,6 +22,7 @@
 #include "backend/kernel_choice.h"
 #include "backend/frozen_linear.h"
 #include "backend/ops.h"
+#include "backend/precision.h"
 #include "cli/commands.h"
 #include "common/flag_names.h"
 #include "runs/train_run.h"
@@ -65,7 +66,7 @@ struct BenchArgs {
   int threads = 1, batch = 16, batch_tokens = 0;
   double seconds = 10;
   int repeat = 1;
-  std::string device = "cpu", kind = "encoder", arch = "full";
+  std::string device = "cpu", kind = "encoder", arch = "full", precision = "fp32";
   bool tf32 = false, cuda_graphs = true, batch_given = false;
 };
 
@@ -106,6 +107,7 @@ void bench_train(const BenchArgs& a) {
   opts.steps = int64_t(1) << 40;
   opts.optim.warmup_steps = 10;
   opts.device = device;
+  opts.precision = parse_precision(a.precision);
   opts.cuda_graphs = a.cuda_graphs;
   opts.parallel = dp;
   Trainer trainer(c, cap, opts, [&](uint64_t, int64_t step, Batch& out) {
@@ -113,8 +115,9 @@ void bench_train(const BenchArgs& a) {
   });
   const std::vector<Window> windows = timed_windows(
       a.repeat, a.seconds,
-      [&] {
-        for (int i = 0; i < 3; ++i) trainer.run_steps(1, {});  // first touches of every buffer
+      [&] {  // first touches of every buffer, and every batch shape's kernels (bf16: oneDNN
+             // compiles one per shape, ~1 ms each, once) before timing
+        for (int i = 0; i < pool; ++i) trainer.run_steps(1, {});
       },
       [&](std::map<std::string, double>& n) {
         trainer.run_steps(1, [&](const StepLog& s) {
@@ -142,6 +145,8 @@ void bench_train(const BenchArgs& a) {
                      {"attention", a.attention},
                      {"device", device_label(device)},
                      {"tf32", a.tf32},
+                     {"precision", a.precision},
+                     {"bf16_kernel", a.precision == "bf16" ? bf16_kernel() : ""},
                      {"cuda_graphs", trainer.captured_graphs()},
                      {"threads", a.threads},
                      {"ranks", dp.ranks},
@@ -190,6 +195,7 @@ void bench_score(const BenchArgs& a) {
   Config c = preset(a.preset);
   c.attention = parse_attention_function(a.attention);
   Scorer scorer(c, 1, a.batch_tokens, device);
+  scorer.set_precision(parse_precision(a.precision));
   const Method m = parse_method(a.method);
   std::vector<std::vector<int32_t>> sents;
   const Philox rng{mix64(5)};
@@ -203,7 +209,7 @@ void bench_score(const BenchArgs& a) {
     sents.push_back(ids);
   }
   const std::vector<Window> windows = timed_windows(
-      a.repeat, a.seconds, [&] { scorer.score_ids({sents.begin(), sents.begin() + 50}, m); },
+      a.repeat, a.seconds, [&] { scorer.score_ids(sents, m); },  // every batch shape once
       [&](std::map<std::string, double>& n) {
         const auto out = scorer.score_ids(sents, m);
         n["sentences"] += double(out.size());
@@ -217,6 +223,8 @@ void bench_score(const BenchArgs& a) {
   nlohmann::json out{{"bench", "score"}, {"method", method_name(m)}, {"preset", a.preset},
                      {"attention", a.attention}, {"device", device_label(device)},
                      {"tf32", a.tf32}, {"threads", a.threads},
+                     {"precision", a.precision},
+                     {"bf16_kernel", a.precision == "bf16" ? bf16_kernel() : ""},
                      {"batch_tokens", scorer.batch_tokens()},
                      {"blas", blas_provenance()},
                      {"cpu_linear", ops::frozen_linear_backend()}, {"repeat", a.repeat},
@@ -258,6 +266,10 @@ void add_bench(CLI::App& app) {
       ->check(count_in(0, 16777216))
       ->capture_default_str();
   cmd->add_flag("--tf32", a->tf32, "CUDA: TF32 tensor-core GEMMs (default: exact fp32)");
+  cmd->add_option(flag_name::precision, a->precision,
+                  "train, score, gemm: fp32, or bf16 (bf16 products with fp32 accumulation)")
+      ->check(one_of("precision", {"fp32", "bf16"}))
+      ->capture_default_str();
   cmd->add_option(flag_name::cuda_graphs, a->cuda_graphs,
                   "CUDA (train): replay captured steps as CUDA graphs (on/off)")
       ->capture_default_str();
@@ -283,7 +295,7 @@ void add_bench(CLI::App& app) {
     if (a->kind == "icl" && cmd->count(flag_name::preset) == 0) a->preset = "icl-tiny";
     if (a->what == "gemm")
       return bench_gemm({.preset = a->preset, .threads = a->threads, .seconds = a->seconds,
-                         .device = bench_device(*a)});
+                         .device = bench_device(*a), .precision = parse_precision(a->precision)});
     if (a->what == "tokenizer") return bench_tokenizer(*a);
     if (a->what == "score") return bench_score(*a);
     const bool icl_preset = a->preset.rfind("icl-", 0) == 0;

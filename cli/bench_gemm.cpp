@@ -14,7 +14,9 @@
 
 #include "backend/frozen_linear.h"
 #include "backend/kernel_choice.h"
+#include "backend/cpu/bf16_gemm.h"
 #include "backend/ops.h"
+#include "backend/precision.h"
 #include "backend/threads.h"
 #include "cli/bench_windows.h"
 #include "common/buffer.h"
@@ -32,6 +34,94 @@ double best_gflops(double seconds, double flops, const std::function<void()>& pr
        }))
     best = std::max(best, flops * w.counts.at("reps") / w.seconds * 1e-9);
   return best;
+}
+
+struct Proj {
+  int in, out;
+  Buffer<float> W, bias;
+  std::shared_ptr<ops::FrozenLinear> frozen;
+};
+
+// --precision bf16's figures (bench_gemm.h): the weights' bf16 copies are cast once per "update"
+// in the role figures (as training does: once per step for forward and both gradients).
+nlohmann::json bf16_figures(const GemmBenchSettings& a, const std::vector<Proj>& layer, int rows) {
+  require_precision(Precision::bf16, Device::cpu);
+  const int n = 1024;
+  std::vector<uint16_t> A(size_t(n) * n, to_bf16(0.5f)), B(size_t(n) * n, to_bf16(0.25f));
+  Buffer<float> C(int64_t(n) * n, 0.f);
+  const double square = best_gflops(a.seconds / 4, 2.0 * n * n * n, [&] {
+    cpu::gemm_bf16(false, true, n, n, n, A.data(), n, B.data(), n, false, C.data(), n);
+  });
+  std::vector<LowPrecisionWeights> copies(layer.size());
+  double flops = 0;
+  int widest = 0;
+  for (const Proj& p : layer) flops += 2.0 * rows * p.in * p.out, widest = std::max({widest, p.in, p.out});
+  Buffer<float> x(int64_t(rows) * widest, 0.5f), y(int64_t(rows) * widest, 0.f),
+      dx(int64_t(rows) * widest, 0.f);
+  auto refresh = [&] {
+    for (size_t i = 0; i < layer.size(); ++i)
+      copies[i].refresh(layer[i].W.data(), int64_t(layer[i].W.size()));
+  };
+  refresh();
+  const double train_layer = best_gflops(a.seconds / 4, flops, [&] {
+    for (size_t i = 0; i < layer.size(); ++i) {
+      const PrecisionScope scope(&copies[i]);
+      ops::linear_forward<float>(y.data(), x.data(), layer[i].W.data(), layer[i].bias.data(), rows,
+                                 layer[i].in, layer[i].out);
+    }
+  });
+  std::vector<std::shared_ptr<ops::FrozenLinear>> frozen;
+  for (const Proj& p : layer) frozen.push_back(ops::freeze_linear(p.W.data(), p.in, p.out, Precision::bf16));
+  const double frozen_layer = best_gflops(a.seconds / 4, flops, [&] {
+    for (size_t i = 0; i < layer.size(); ++i)
+      ops::linear_frozen_forward(y.data(), x.data(), *frozen[i], layer[i].bias.data(), rows);
+  });
+  // A training step's three roles over 192 tokens (batch 16 of ~12), each in fp32 and in bf16.
+  const int tokens = 192;
+  double role_flops = 0;
+  for (const Proj& p : layer) role_flops += 2.0 * tokens * p.in * p.out;
+  std::vector<Buffer<float>> grads;
+  for (const Proj& p : layer) grads.emplace_back(int64_t(p.out) * p.in, 0.f);
+  Buffer<float> dbias(widest, 0.f);
+  nlohmann::json roles = nlohmann::json::object();
+  for (const Precision prec : {Precision::fp32, Precision::bf16}) {
+    auto scoped = [&](size_t i, const std::function<void()>& f) {
+      const PrecisionScope scope(prec == Precision::bf16 ? &copies[i] : nullptr);
+      f();
+    };
+    nlohmann::json r;
+    r["forward"] = best_gflops(a.seconds / 8, role_flops, [&] {
+      if (prec == Precision::bf16) refresh();  // once per update, counted with the forward
+      for (size_t i = 0; i < layer.size(); ++i)
+        scoped(i, [&] {
+          ops::linear_forward<float>(y.data(), x.data(), layer[i].W.data(), layer[i].bias.data(),
+                                     tokens, layer[i].in, layer[i].out);
+        });
+    });
+    // both gradients as backward runs them; input gradient alone from dx's share below
+    r["backward"] = best_gflops(a.seconds / 8, 2 * role_flops, [&] {
+      for (size_t i = 0; i < layer.size(); ++i)
+        scoped(i, [&] {
+          ops::linear_backward<float>(dx.data(), grads[i].data(), dbias.data(), y.data(), x.data(),
+                                      layer[i].W.data(), tokens, layer[i].in, layer[i].out);
+        });
+    });
+    r["weight_gradient"] = best_gflops(a.seconds / 8, role_flops, [&] {
+      for (size_t i = 0; i < layer.size(); ++i)
+        scoped(i, [&] {
+          ops::linear_backward<float>(nullptr, grads[i].data(), dbias.data(), y.data(), x.data(),
+                                      layer[i].W.data(), tokens, layer[i].in, layer[i].out);
+        });
+    });
+    roles[precision_name(prec)] = r;
+  }
+  return {{"bf16_isa", bf16_isa()},
+          {"bf16_kernel", bf16_kernel()},
+          {"bf16_gflops", square},
+          {"layer_train_bf16_gflops", train_layer},
+          {"layer_frozen_bf16_gflops", frozen_layer},
+          {"role_tokens", tokens},
+          {"roles_gflops", roles}};
 }
 
 // The machine's GEMM peak (square sgemm of size 1024) as training runs its forward products
@@ -52,11 +142,6 @@ void bench_gemm_cpu(const GemmBenchSettings& a) {
 
   const Config c = preset(a.preset);
   const int rows = 512, H = c.hidden, F = c.ffn;
-  struct Proj {
-    int in, out;
-    Buffer<float> W, bias;
-    std::shared_ptr<ops::FrozenLinear> frozen;
-  };
   std::vector<Proj> layer;
   double flops = 0;
   for (auto [in, out] : {std::pair{H, 3 * H}, {H, H}, {H, F}, {F, H}}) {
@@ -74,7 +159,7 @@ void bench_gemm_cpu(const GemmBenchSettings& a) {
     for (const Proj& p : layer)
       ops::linear_frozen_forward(y.data(), x.data(), *p.frozen, p.bias.data(), rows);
   });
-  const nlohmann::json out{{"bench", "gemm"},
+  nlohmann::json out{{"bench", "gemm"},
                            {"threads", a.threads},
                            {"size", n},
                            {"blas", blas_provenance()},
@@ -86,6 +171,7 @@ void bench_gemm_cpu(const GemmBenchSettings& a) {
                            {"layer_train_gflops", train_layer},
                            {"cpu_linear", ops::frozen_linear_backend()},
                            {"layer_frozen_gflops", frozen_layer}};
+  if (a.precision == Precision::bf16) out.update(bf16_figures(a, layer, rows));
   fmt::print("{}\n", out.dump());
 }
 

@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "babyberta: error: {}\n", bb::cli::describe_parse_error(app, e));
     return 2;
-  } catch (const bb::WrongModelKind& e) {  // a usage error: the model is of another kind
+  } catch (const bb::UsageError& e) {  // the model is of another kind, the CPU lacks bf16, ...
     return bb::cli::report_error(std::string("error: ") + e.what(), 2);
   } catch (const bb::Interrupted& e) {
     return bb::cli::report_error(e.what(), 130);

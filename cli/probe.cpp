@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "common/flag_names.h"
+#include "training/precision_flag.h"
 #include "training/flag_ranges.h"
 #include "runs/probe_run.h"
 #include "probing/scorer.h"
@@ -56,6 +57,9 @@ void add_probe(CLI::App& app) {
       ->transform(thread_count())
       ->capture_default_str();
   cmd->add_option(flag_name::device, a->device, "cpu or cuda")->capture_default_str();
+  cmd->add_option(flag_name::precision, a->precision, training::kPrecisionHelp)
+      ->check(one_of("precision", {"fp32", "bf16"}))
+      ->capture_default_str();
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
                   "Score only the first N pairs of each paradigm (0: all; 0 to 1,000,000,000)")
       ->check(count_in(0, 1000000000))

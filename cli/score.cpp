@@ -11,6 +11,7 @@
 #include "models/model_kind.h"
 #include "backend/threads.h"
 #include "common/flag_names.h"
+#include "training/precision_flag.h"
 #include "training/flag_ranges.h"
 #include "common/error.h"
 #include "probing/scorer.h"
@@ -23,7 +24,7 @@ void add_score(CLI::App& app) {
     std::string model, method = "holistic", reduction;
     bool per_token = false;
     int threads = 1;
-    std::string device = "cpu";
+    std::string device = "cpu", precision = "fp32";
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "Model directory")->required();
@@ -39,11 +40,17 @@ void add_score(CLI::App& app) {
       ->transform(thread_count())
       ->capture_default_str();
   cmd->add_option(flag_name::device, a->device, "cpu or cuda")->capture_default_str();
+  cmd->add_option(flag_name::precision, a->precision, training::kPrecisionHelp)
+      ->check(one_of("precision", {"fp32", "bf16"}))
+      ->capture_default_str();
   cmd->callback([a] {
     set_threads(a->threads);
     const Device device = usable_device(a->device);
+    const Precision precision = parse_precision(a->precision);
+    require_precision(precision, device);  // before any work
     require_model_kind(a->model, ModelCommand::score);
     Scorer scorer(a->model, 0, device);
+    scorer.set_precision(precision);
     const Method m = parse_method(a->method);
     std::vector<std::string> lines;
     for (std::string line; std::getline(std::cin, line);) {

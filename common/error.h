@@ -12,6 +12,12 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A request this command, model or machine cannot serve (a model of another kind, bf16 on a CPU
+// without it): exit 2 in the CLI, as for a bad flag; babyberta.Error in Python.
+struct UsageError : Error {
+  using Error::Error;
+};
+
 template <typename... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> f, Args&&... args) {
   throw Error(fmt::format(f, std::forward<Args>(args)...));

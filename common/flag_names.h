@@ -22,6 +22,7 @@ inline constexpr const char* mask_patterns = "--mask-patterns";
 inline constexpr const char* mask_prob = "--mask-prob";
 inline constexpr const char* out = "--out";
 inline constexpr const char* points_every = "--points-every";
+inline constexpr const char* precision = "--precision";
 inline constexpr const char* preset = "--preset";
 inline constexpr const char* probe_suite = "--probe-suite";
 inline constexpr const char* recipe = "--recipe";

@@ -64,6 +64,15 @@ template <typename T>
 void Model<T>::upload_params() {
   if (device_ == Device::cuda) dparams_.from_host(params.data(), params.size());
   frozen_.clear();  // linear() freezes the new weights at the next forward
+  precision_.params_changed();
+}
+
+template <typename T>
+void Model<T>::set_precision(Precision p) {
+  constexpr bool is_float = std::is_same_v<T, float>;
+  BB_CHECK(p == Precision::fp32 || is_float, "internal: bf16 on a double model");
+  precision_.set(p, device_);
+  frozen_.clear();
 }
 
 template <typename T>
@@ -71,7 +80,7 @@ void Model<T>::linear(T* y, const T* x, const T* W, const T* bias, int N, int in
   if constexpr (std::is_same_v<T, float>) {
     if (device_ == Device::cpu && cap_.inference_only) {
       std::shared_ptr<ops::FrozenLinear>& frozen = frozen_[W];
-      if (!frozen) frozen = ops::freeze_linear(W, in, out);
+      if (!frozen) frozen = ops::freeze_linear(W, in, out, precision_.get());
       return ops::linear_frozen_forward(y, x, *frozen, bias, N);
     }
   }

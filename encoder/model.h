@@ -11,6 +11,7 @@
 #include "backend/device.h"
 #include "backend/frozen_linear.h"
 #include "backend/ops.h"
+#include "backend/precision.h"
 #include "backend/staging.h"
 #include "common/buffer.h"
 #include "encoder/activations.h"
@@ -59,6 +60,13 @@ class Model {
   T* grad_data() { return device_ == Device::cpu ? grads.data() : dgrads_.data(); }
 
   void init_weights(uint64_t seed);  // also uploads
+  // --precision (backend/precision.h): bf16 runs the linear layers on a bf16 copy of the weights
+  // (CPU float models; checks the machine first). fp32 by default.
+  void set_precision(Precision p);
+  Precision precision() const { return precision_.get(); }
+  // After the optimizer changed param_data() in place: the bf16 copy is cast again before the
+  // next forward.
+  void params_updated() { precision_.params_changed(); }
   void zero_grads();
   // stage() + run_forward(); returns loss() when batch.labels is set, else 0.
   T forward(const Batch& batch, const StepContext& ctx);
@@ -118,6 +126,7 @@ class Model {
   int first_seq_ = 0;      // StepContext::first_seq of the staged batch
   float loss_weight_ = 1;  // StepContext::loss_weight of the staged batch
   AttentionObserver observer_;
+  ModelPrecision precision_;
 };
 
 }  // namespace bb

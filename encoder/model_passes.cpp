@@ -51,6 +51,7 @@ void Model<T>::run_forward() {
   const int C = cfg_.hidden, V = cfg_.vocab_size, H = cfg_.heads;
   const StagedIndices in = staged();
   const DeviceScope on(device_);
+  const PrecisionScope precision = precision_.pass(param_data(), layout_.total);
   const float p_hidden = train_ ? float(cfg_.hidden_dropout) : 0.f;
   const float p_att = train_ ? float(cfg_.attention_dropout) : 0.f;
   ParamViews<T> pv(layout_, cfg_, param_data());
@@ -105,6 +106,7 @@ void Model<T>::backward() {
   const StagedIndices in = staged();
   const int C = cfg_.hidden, V = cfg_.vocab_size, H = cfg_.heads;
   const DeviceScope on(device_);
+  const PrecisionScope precision = precision_.pass(param_data(), layout_.total);
   ParamViews<T> pv(layout_, cfg_, param_data());
   ParamViews<T> gv(layout_, cfg_, grad_data());
   const Activations<T>& act = act_;

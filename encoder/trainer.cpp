@@ -32,6 +32,7 @@ Trainer::Trainer(const Config& config, const Capacity& cap, const TrainOptions& 
       opt_(model_.layout(), config, with_total(opts.optim, opts.steps), opts.device),
       source_(std::move(source)),
       graphs_(opts.device, use_graphs(opts)) {
+  model_.set_precision(opts.precision);  // bf16: checks the machine first
   model_.init_weights(opts.seed);
   state_.seed = opts.seed;
   if (opts.resume && !opts.out.empty()) {
@@ -101,6 +102,7 @@ int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>&
       model_.backward();
       if (dp.ranks > 1) model_.sum_grads(dp.sum_floats);
       opt_.apply(model_.param_data(), model_.grad_data());
+      model_.params_updated();  // --precision bf16: its copy is cast again before the next step
     });
     double loss = model_.loss();  // on CUDA: waits for the step (the one wait per step)
     bool stop = false;            // ranks > 1: agreed at this step's reduction

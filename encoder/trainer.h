@@ -41,6 +41,7 @@ struct TrainOptions {
   std::filesystem::path out;     // empty: no checkpoints
   bool resume = false;
   Device device = Device::cpu;   // where the model and optimizer live
+  Precision precision = Precision::fp32;  // the linear layers' (backend/precision.h)
   bool cuda_graphs = true;       // CUDA: replay captured steps (batches padded to fixed shapes)
   DataParallel parallel;         // ranks > 1: no CUDA graphs (the allreduce is on the host)
 };

@@ -70,6 +70,7 @@ T* Model<T>::grad_data() {
 template <typename T>
 void Model<T>::upload_params() {
   if (device_ == Device::cuda) buf_->params.from_host(params.data(), params.size());
+  precision_.params_changed();
 }
 
 template <typename T>
@@ -175,6 +176,7 @@ template <typename T>
 T Model<T>::forward(const std::vector<T>& z, const std::vector<T>& targets, int B, int L,
                     ops::PointLoss loss, bool train) {
   DeviceScope scope(device_);
+  const PrecisionScope precision = precision_.pass(param_data(), layout_.total);
   reshape(B, L, train);
   BB_CHECK(z.size() == size_t(N_) * cfg_.dims, "internal: ICL inputs hold {} values, expected {}",
            z.size(), size_t(N_) * cfg_.dims);
@@ -257,6 +259,7 @@ template <typename T>
 void Model<T>::backward() {
   BB_CHECK(has_loss_ && train_, "internal: ICL backward needs a training forward with targets");
   DeviceScope scope(device_);
+  const PrecisionScope precision = precision_.pass(param_data(), layout_.total);
   Buffers& b = *buf_;
   const Views<T> pv(layout_, cfg_, param_data());
   const Views<T> gv(layout_, cfg_, grad_data());

@@ -13,6 +13,7 @@
 
 #include "backend/device.h"
 #include "backend/ops.h"
+#include "backend/precision.h"
 #include "common/buffer.h"
 #include "icl/config.h"
 #include "icl/parameters.h"
@@ -39,6 +40,12 @@ class Model {
 
   void init_weights(uint64_t seed);  // GPT-2's init, a pure function of the seed; uploads
   void zero_grads();
+  // --precision (backend/precision.h): bf16 runs the linear layers on a bf16 copy of the weights
+  // (CPU float models; checks the machine first). fp32 by default.
+  void set_precision(Precision p) { precision_.set(p, device_); }
+  Precision precision() const { return precision_.get(); }
+  // After the optimizer changed param_data() in place.
+  void params_updated() { precision_.params_changed(); }
 
   // z: (B, L, dims) token values, L = 2k tokens <= config.positions; targets: (B, k), or empty
   // for no loss. train: keep every layer's attention stores for backward() (else one store is
@@ -69,6 +76,7 @@ class Model {
   bool train_ = false, has_loss_ = false;
   ops::PointLoss loss_kind_ = ops::PointLoss::squared_error;
   AttentionObserver observer_;
+  ModelPrecision precision_;
 };
 
 }  // namespace bb::icl

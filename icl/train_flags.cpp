@@ -9,6 +9,7 @@
 #include "common/json_read.h"
 #include "training/flag_ranges.h"
 #include "training/head_value_flags.h"
+#include "training/precision_flag.h"
 
 namespace bb::icl {
 
@@ -67,6 +68,7 @@ std::vector<TrainFlag> make_table() {
        .role = math, .field = BB_FIELD(s.ssa_lr_mult), .check = [] { return in_range(0, 1e6); },
        .recorded = [](const TrainArgs& a) { return a.s.ssa_lr_mult != 1.0; },
        .key = "ssa_lr_mult"},
+      training::precision_row<TrainArgs>(BB_FIELD(s.precision), "precision"),
       {.flag = "--sigma", .help = "Training x ~ N(0, sigma^2)", .role = math,
        .field = BB_FIELD(s.spread.sigma_x), .check = [] { return in_range(0, 1e6, true); },
        .key = "sigma"},

@@ -51,6 +51,7 @@ Trainer::Trainer(const Config& config, const TrainSettings& settings, const fs::
       schedule_(device) {
   s_.validate();
   check_settings_for_model(s_, cfg_);
+  model_.set_precision(parse_precision(s_.precision));  // bf16: checks the machine first
   m_.assign(size_t(model_.layout().total), 0.f);
   v_.assign(size_t(model_.layout().total), 0.f);
   schedule_.assign(3, 0.0);
@@ -124,6 +125,7 @@ double Trainer::train_step() {
     ops::adamw_update(model_.param_data() + span.offset, model_.grad_data() + span.offset,
                       m_.data() + span.offset, v_.data() + span.offset, span.size, st, schedule);
   }
+  model_.params_updated();  // --precision bf16: its copy is cast again before the next update
   ++step_;
   last_loss_ = loss;
   return loss;

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <string>
 
 #include "backend/device.h"
 #include "icl/config.h"
@@ -44,6 +45,7 @@ struct TrainSettings {
   int64_t checkpoint_every = 1000;
   double ssa_lr_mult = 1.0;      // learning-rate multiplier of the values whose row says so (b, n)
   int64_t keep_checkpoints = 0;  // the K most recent step checkpoints (0: every one)
+  std::string precision = "fp32";  // --precision: fp32 or bf16 (backend/precision.h)
   void validate() const;         // what the flags' ranges cannot say, naming the flags
 };
 

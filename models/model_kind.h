@@ -72,8 +72,8 @@ const ModelKindSpec& model_kind_spec(ModelKind k);
 const std::array<ModelKindSpec, kModelKindCount>& model_kind_table();
 
 // A wrong kind for a command: exit 2 in the CLI (a usage error), babyberta.Error in Python.
-struct WrongModelKind : Error {
-  using Error::Error;
+struct WrongModelKind : UsageError {
+  using UsageError::UsageError;
 };
 
 // The kind config.json says `dir` holds (no model_type: roberta, the format before it). Without a

@@ -120,9 +120,14 @@ Capacity Scorer::capacity(const Config& c) const {
 
 const Config& Scorer::config() const { return models_[0]->config(); }
 
+void Scorer::set_precision(Precision p) {
+  for (auto& m : models_) m->set_precision(p);
+}
+
 void Scorer::add_replicas(int n) {
   while (int(models_.size()) < n) {
     models_.push_back(std::make_unique<Model<float>>(config(), capacity(config())));
+    models_.back()->set_precision(models_[0]->precision());
     models_.back()->params = models_[0]->params;
     models_.back()->upload_params();
   }

@@ -87,6 +87,10 @@ class Scorer {
   // row-major, one unmodified forward pass (no dropout) on the scorer's first model.
   std::vector<float> logits(const std::vector<int32_t>& ids);
   const Config& config() const;
+  // --precision (backend/precision.h): bf16 scores with the weights rounded to bf16 once and the
+  // activations at each product (checks the machine first).
+  void set_precision(Precision p);
+  Precision precision() const { return models_[0]->precision(); }
   const Tokenizer& tokenizer() const { return *tok_; }
   int batch_tokens() const { return batch_tokens_; }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/kernel_choice.h"
+#include "backend/precision.h"
 #include "common/error.h"
 #include "python/engine_call.h"
 #include "probing/compare.h"
@@ -165,7 +166,9 @@ PYBIND11_MODULE(_babyberta, m) {
     return py::dict("provenance"_a = bb::blas_provenance(),
                     "full_width"_a = bb::openblas_full_width(),
                     "widest_core"_a = bb::blas_core_for_this_cpu() ? bb::blas_core_for_this_cpu() : "",
-                    "unsupported"_a = bb::unsupported_blas_core());
+                    "unsupported"_a = bb::unsupported_blas_core(),
+                    // --precision bf16's ISA here ("avx512_core_amx", "avx512_core_bf16"; "": none)
+                    "bf16_isa"_a = bb::bf16_isa());
   });
   py::class_<LoadedModel>(m, "Model")
       .def_property_readonly("path", &LoadedModel::dir)

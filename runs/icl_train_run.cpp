@@ -6,6 +6,7 @@
 
 #include "backend/device.h"
 #include "backend/kernel_choice.h"
+#include "backend/precision.h"
 #include "backend/threads.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
@@ -22,6 +23,7 @@ void run_icl_train(icl::TrainArgs a, const std::function<void(const icl::StepLog
   const Device device = usable_device(a.device);
   const icl::Config cfg = icl::model_config(a);
   cfg.validate("icl train");
+  require_precision(parse_precision(a.s.precision), device);  // before any work
   a.s.task = icl::parse_task(a.task);
   const std::filesystem::path out = a.out;
   const DirLock lock(out);
@@ -36,9 +38,11 @@ void run_icl_train(icl::TrainArgs a, const std::function<void(const icl::StepLog
   const int64_t start = trainer.step();
   // run.json's record of this session: what computes this part of the run (warned of where it
   // differs from the last session's)
-  record_run_session(out, {{"from_step", start}, {"threads", a.threads}, {"device", a.device},
-                           {"blas", device == Device::cpu ? blas_provenance()
-                                                          : std::string("cuBLAS")}});
+  nlohmann::ordered_json session{
+      {"from_step", start}, {"threads", a.threads}, {"device", a.device},
+      {"blas", device == Device::cpu ? blas_provenance() : std::string("cuBLAS")}};
+  if (a.s.precision != "fp32") session["precision"] = a.s.precision, session["kernel"] = bf16_kernel();
+  record_run_session(out, session);
   if (!a.quiet)
     fmt::print(stderr, "icl train: {} on {}, {} parameters, {} -> {}{}\n", cfg.label(), a.task,
                trainer.model().layout().total, device_label(device), out.string(),

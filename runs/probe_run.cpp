@@ -92,6 +92,10 @@ json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, 
   h["training"] = training;
   h["provenance"]["device"] = device_label(device);
   h["provenance"]["cpu_linear"] = ops::frozen_linear_backend();
+  if (scorer.precision() == Precision::bf16) {  // fp32 results (the default) say nothing, as before
+    h["precision"] = precision_name(Precision::bf16);
+    h["provenance"]["bf16_kernel"] = bf16_kernel();
+  }
   return h;
 }
 
@@ -111,8 +115,11 @@ ProbeSummary run_probe(const ProbeArgs& a) {
                             : a.no_header ? HeaderRule::absent
                                           : HeaderRule::detect;
   const Device device = usable_device(a.device);
+  const Precision precision = parse_precision(a.precision);
+  require_precision(precision, device);  // before any work
   require_model_kind(a.model, ModelCommand::probe);  // a model of another kind: exit 2, named
   Scorer scorer(a.model, a.batch_tokens, device);  // first: a mistyped --model is named first
+  scorer.set_precision(precision);
   if (!a.out.empty()) check_results_writable(a.out);  // fail before any scoring
   Suite suite = load_suites(
       suite_paths(a), {.order = a.order == "bad-first" ? PairOrder::bad_first : PairOrder::good_first,

@@ -14,6 +14,7 @@ struct ProbeArgs {
   std::string reduction = {};  // sum or mean; empty: the method's default (holistic mean, pll sum)
   int threads = 1;
   std::string device = "cpu";
+  std::string precision = "fp32";  // --precision: fp32 or bf16 (backend/precision.h)
   int pairs_per_paradigm = 0;  // 0: all
   bool quiet = false;
   std::vector<std::string> suites = {};  // several suites as one; when empty, `suite`

@@ -5,6 +5,7 @@
 #include "common/flag_names.h"
 #include "training/flag_ranges.h"
 #include "training/head_value_flags.h"
+#include "training/precision_flag.h"
 #include "common/split_list.h"
 #include "common/error.h"
 
@@ -130,6 +131,7 @@ std::vector<TrainFlag> make_table() {
        .from_recipe = [](TrainArgs& a, R r) { a.dropout = r.dropout; }},
       {.flag = flag_name::ssa_lr_mult, .help = "SSA: learning-rate multiplier for b, n", .role = math,
        .field = BB_FIELD(optim.ssa_lr_mult), .check = [] { return in_range(0, 1e6); }},
+      training::precision_row<TrainArgs, Recipe>(BB_FIELD(precision)),
       {.flag = "--eval-every", .help = "Dev loss, checkpoint and metrics line every K steps",
        .role = resumable, .field = BB_FIELD(eval_every),
        .check = [] { return count_in(1, 1000000000); }},

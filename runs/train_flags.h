@@ -28,6 +28,7 @@ struct TrainArgs {
   uint64_t seed = 0;
   int threads = 1;
   std::string device = "cpu";
+  std::string precision = "fp32";  // --precision: fp32 or bf16 (backend/precision.h)
   bool cuda_graphs = true;
   bool resume = false;
   int vocab_size = 8192;

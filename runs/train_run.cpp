@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "backend/kernel_choice.h"
+#include "backend/precision.h"
 #include "common/flag_names.h"
 #include "runs/metrics_log.h"
 #include "runs/progress.h"
@@ -90,6 +91,7 @@ void record_session(const TrainArgs& a, int64_t start, const std::string& kernel
                                  {"device", a.device}, {"blas", kernels},
                                  {"corpus", fs::absolute(a.corpus).string()}};
   if (ranks > 1) session["ranks"] = ranks;
+  if (a.precision != "fp32") session["precision"] = a.precision, session["kernel"] = bf16_kernel();
   record_run_session(out, session);  // warns where kernels or threads changed
 }
 
@@ -108,6 +110,8 @@ void run_train(TrainArgs a, const DataParallel& parallel,
            a.batching.batch_size, ranks);
   set_threads(a.threads);
   const Device device = usable_device(a.device);  // fail before any work
+  const Precision precision = parse_precision(a.precision);
+  require_precision(precision, device);
   const fs::path out = a.out;
   const bool lead = parallel.rank == 0;
   if (!lead) a.quiet = true;
@@ -132,7 +136,8 @@ void run_train(TrainArgs a, const DataParallel& parallel,
                     .checkpoint_every = a.eval_every,
                     .keep = {.last = a.keep_checkpoints, .every = a.probe_every, .also = {}},
                     .out = out, .resume = a.resume,
-                    .device = device, .cuda_graphs = a.cuda_graphs, .parallel = parallel};
+                    .device = device, .precision = precision, .cuda_graphs = a.cuda_graphs,
+                    .parallel = parallel};
   MlmBatches& batches = *data.batches;
   Trainer trainer(*run.config, cap, topt,
                   [&](uint64_t, int64_t step, Batch& b) { batches.batch(step, b); });

@@ -58,6 +58,18 @@ void record_run_session(const fs::path& dir, const ojson& session) {
   if (!run["sessions"].empty()) {
     const ojson& last = run["sessions"].back();
     const int threads = session.value("threads", 0);
+    // bf16's bits depend on the kernel oneDNN picks and on the thread count: no other resumes.
+    if (session.value("precision", std::string("fp32")) == "bf16") {
+      auto where = [](const ojson& s) {
+        return fmt::format("{} ({}) on {} thread{}", s.value("kernel", std::string("?")),
+                           s.value("blas", std::string("?")), s.value("threads", 0),
+                           s.value("threads", 0) == 1 ? "" : "s");
+      };
+      BB_CHECK(where(last) == where(session),
+               "{}: a bf16 run resumes only on the kernels and thread count of its last session "
+               "(its bits depend on both): it ran on {}, this session would run on {}",
+               dir.string(), where(last), where(session));
+    }
     warn_if_session_differs(dir, last.value("blas", std::string()), last.value("threads", threads),
                             session.value("blas", std::string()), threads);
   }

@@ -17,7 +17,8 @@ namespace bb {
 void write_run_settings(const std::filesystem::path& dir, const nlohmann::ordered_json& settings);
 // Appends `session` to DIR/run.json's "sessions" (any kind's run.json). A session computed by other
 // kernels (`session["blas"]`) or another thread count (`session["threads"]`) than the last one is
-// warned of: the run continues correctly, but not bit for bit as an uninterrupted run would.
+// warned of: the run continues correctly, but not bit for bit as an uninterrupted run would. A
+// bf16 session (`session["precision"]`) must match the last one's kernel, BLAS and threads.
 void record_run_session(const std::filesystem::path& dir, const nlohmann::ordered_json& session);
 // DIR/run.json's settings ({"settings": ...}), if the run has recorded any.
 std::optional<nlohmann::ordered_json> read_run_settings(const std::filesystem::path& dir);

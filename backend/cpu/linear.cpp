@@ -8,9 +8,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
+#include "backend/cpu/bf16_gemm.h"
 #include "backend/cpu/blas_core.h"
 #include "backend/cpu/ops.h"
+#include "backend/precision.h"
 #include "common/error.h"
 
 #ifdef BABYBERTA_HAVE_ONEDNN
@@ -27,6 +31,7 @@ template <>
 void gemm<float>(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda,
                  const float* B, int ldb, float beta, float* C, int ldc) {
 #ifdef BABYBERTA_HAVE_ONEDNN
+  keep_fp32_strict();
   // A transposed: the weight gradients (M, N = a layer's sizes, K = tokens), where OpenBLAS's
   // full-width kernels beat oneDNN's sgemm (blas_core.h). dnnl_sgemm is row-major, like cblas.
   if (ta && openblas_full_width()) {  // OpenBLAS only prints its complaint: check as oneDNN does
@@ -63,18 +68,56 @@ void gemm<double>(bool ta, bool tb, int M, int N, int K, double alpha, const dou
   cblas_dgemm(CblasRowMajor, tr(ta), tr(tb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+// --precision bf16 (backend/precision.h): W's bf16 copy when a PrecisionScope holds W's buffer,
+// else null (fp32).
+template <typename T>
+static const uint16_t* bf16_weight(const T* W) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (const LowPrecisionWeights* lp = current_low_precision()) return lp->of(W);
+  }
+  return nullptr;
+}
+
+// An activation cast to bf16 at the product, in one of two scratch buffers of the calling thread.
+static const uint16_t* bf16_scratch(int which, const float* x, int64_t n) {
+  thread_local std::vector<uint16_t> buffers[2];
+  std::vector<uint16_t>& b = buffers[which];
+  if (b.size() < size_t(n)) b.resize(size_t(n));
+  to_bf16(b.data(), x, n);
+  return b.data();
+}
+
 template <typename T>
 void linear_forward(T* y, const T* x, const T* W, const T* bias, int N, int in, int out) {
   // y = bias broadcast, then y += x W^T
   for (int n = 0; n < N; ++n) std::memcpy(y + int64_t(n) * out, bias, sizeof(T) * out);
+  if constexpr (std::is_same_v<T, float>) {
+    if (const uint16_t* Wb = bf16_weight(W)) {
+      gemm_bf16(false, true, N, out, in, bf16_scratch(0, x, int64_t(N) * in), in, Wb, in, true, y,
+                out);
+      return;
+    }
+  }
   gemm<T>(false, true, N, out, in, T(1), x, in, W, in, T(1), y, out);
 }
 
 template <typename T>
 void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
                      int out) {
-  if (dx) gemm<T>(false, false, N, in, out, T(1), dy, out, W, in, T(0), dx, in);  // (N,in)
-  gemm<T>(true, false, out, in, N, T(1), dy, out, x, in, T(1), dW, in);            // (out,in)
+  bool done = false;
+  if constexpr (std::is_same_v<T, float>) {
+    if (const uint16_t* Wb = bf16_weight(W)) {
+      const uint16_t* dyb = bf16_scratch(0, dy, int64_t(N) * out);
+      if (dx) gemm_bf16(false, false, N, in, out, dyb, out, Wb, in, false, dx, in);  // (N,in)
+      gemm_bf16(true, false, out, in, N, dyb, out, bf16_scratch(1, x, int64_t(N) * in), in, true,
+                dW, in);  // (out,in)
+      done = true;
+    }
+  }
+  if (!done) {
+    if (dx) gemm<T>(false, false, N, in, out, T(1), dy, out, W, in, T(0), dx, in);  // (N,in)
+    gemm<T>(true, false, out, in, N, T(1), dy, out, x, in, T(1), dW, in);            // (out,in)
+  }
   // dbias += column sums of dy: column blocks in parallel, rows in fixed order (deterministic).
 #pragma omp parallel for schedule(static) if (int64_t(N) * out > kParallelMin)
   for (int o0 = 0; o0 < out; o0 += kColumnBlock) {

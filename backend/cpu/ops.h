@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backend/ops.h"
+#include "backend/precision.h"
 
 namespace bb::cpu {
 
@@ -31,7 +32,8 @@ const char* sgemm_backend();  // "oneDNN 2.6.3" when float GEMMs run on oneDNN, 
 
 // frozen_linear.cpp (oneDNN, or cblas without it; float, CPU only: backend/frozen_linear.h)
 class FrozenLinear;
-std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out);
+std::shared_ptr<FrozenLinear> freeze_linear(const float* W, int in, int out,
+                                           Precision p = Precision::fp32);
 void linear_frozen_forward(float* y, const float* x, FrozenLinear& W, const float* bias, int N);
 const char* frozen_linear_backend();
 

@@ -1,0 +1,153 @@
+// --precision bf16 (backend/precision.h): the rounding, and the linear layers' bf16 products
+// (forward, input gradient, weight gradient, frozen) against a double-precision reference over the
+// same bf16-rounded inputs. Each product of two bf16 values is exact in fp32, so the only error
+// left is fp32 accumulation: the bound is fp32's, not bf16's. Skipped where the CPU has no bf16.
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "backend/frozen_linear.h"
+#include "backend/ops.h"
+#include "backend/precision.h"
+#include "test_util.h"
+
+namespace {
+
+using bb::from_bf16;
+using bb::to_bf16;
+using bb::test::random_floats;
+
+float round_bf16(float x) { return from_bf16(to_bf16(x)); }
+
+std::vector<float> rounded(std::vector<float> v) {
+  for (float& x : v) x = round_bf16(x);
+  return v;
+}
+
+// Largest |got - want| over the largest |want|.
+double rel_error(const std::vector<float>& got, const std::vector<double>& want) {
+  double worst = 0, scale = 1e-30;
+  for (size_t i = 0; i < want.size(); ++i) {
+    worst = std::max(worst, std::abs(double(got[i]) - want[i]));
+    scale = std::max(scale, std::abs(want[i]));
+  }
+  return worst / scale;
+}
+
+bool have_bf16() {
+  if (!bb::bf16_isa().empty()) return true;
+  MESSAGE("skipped: this CPU has no AMX-BF16 or AVX512-BF16 (or the build no oneDNN)");
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("to_bf16 rounds to nearest, ties to even, and keeps NaN, infinities and signs") {
+  CHECK(to_bf16(1.0f) == 0x3f80);
+  CHECK(to_bf16(-2.0f) == 0xc000);
+  // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: ties to the even mantissa (1)
+  CHECK(to_bf16(1.0f + std::ldexp(1.0f, -8)) == 0x3f80);
+  // 1 + 3 * 2^-8 lies halfway between 1 + 2^-7 (odd) and 1 + 2^-6 (even): up
+  CHECK(to_bf16(1.0f + 3 * std::ldexp(1.0f, -8)) == 0x3f82);
+  // just above the halfway point: up
+  CHECK(to_bf16(std::nextafter(1.0f + std::ldexp(1.0f, -8), 2.0f)) == 0x3f81);
+  CHECK(to_bf16(std::numeric_limits<float>::infinity()) == 0x7f80);
+  CHECK(std::isnan(from_bf16(to_bf16(std::numeric_limits<float>::quiet_NaN()))));
+  // a NaN whose payload sits in the low bits only stays a NaN (not infinity)
+  CHECK(std::isnan(from_bf16(to_bf16(std::bit_cast<float>(0x7f800001u)))));
+  // the largest finite float rounds to infinity, as round-to-nearest says
+  CHECK(to_bf16(std::numeric_limits<float>::max()) == 0x7f80);
+  for (float x : {0.f, 1e-3f, 3.14159f, -65504.f, 1e30f}) CHECK(round_bf16(round_bf16(x)) == round_bf16(x));
+}
+
+TEST_CASE("bf16 linear layers: forward, input and weight gradients, frozen, against double") {
+  if (!have_bf16()) return;
+  INFO("bf16 isa: " << bb::bf16_isa() << ", kernel: " << bb::bf16_kernel());
+  struct Shape {
+    int N, in, out;
+  };
+  for (const Shape s : {Shape{192, 256, 768}, Shape{145, 1024, 256}, Shape{7, 13, 5},
+                        Shape{1, 64, 8192}, Shape{64, 64, 192}}) {
+    CAPTURE(s.N);
+    CAPTURE(s.in);
+    CAPTURE(s.out);
+    const int N = s.N, in = s.in, out = s.out;
+    std::vector<float> params = random_floats(int64_t(out) * in + out, 11);  // W, then bias
+    const float* W = params.data();
+    const float* bias = params.data() + int64_t(out) * in;
+    const auto x = random_floats(int64_t(N) * in, 12), dy = random_floats(int64_t(N) * out, 13);
+    const auto Wr = rounded({params.begin(), params.begin() + int64_t(out) * in});
+    const auto xr = rounded(x), dyr = rounded(dy);
+
+    bb::LowPrecisionWeights copy;
+    copy.refresh(params.data(), int64_t(params.size()));
+    std::vector<float> y(size_t(N) * out), dx(size_t(N) * in), dW(size_t(out) * in, 0.5f),
+        dbias(size_t(out), 0.25f);
+    {
+      const bb::PrecisionScope scope(&copy);
+      bb::ops::linear_forward<float>(y.data(), x.data(), W, bias, N, in, out);
+      bb::ops::linear_backward<float>(dx.data(), dW.data(), dbias.data(), dy.data(), x.data(), W,
+                                      N, in, out);
+    }
+    std::vector<double> y_ref(y.size()), dx_ref(dx.size()), dW_ref(dW.size(), 0.5),
+        dbias_ref(dbias.size(), 0.25);
+    for (int n = 0; n < N; ++n)
+      for (int o = 0; o < out; ++o) {
+        double acc = bias[o];
+        for (int i = 0; i < in; ++i) acc += double(xr[size_t(n) * in + i]) * Wr[size_t(o) * in + i];
+        y_ref[size_t(n) * out + o] = acc;
+      }
+    for (int n = 0; n < N; ++n)
+      for (int i = 0; i < in; ++i) {
+        double acc = 0;
+        for (int o = 0; o < out; ++o) acc += double(dyr[size_t(n) * out + o]) * Wr[size_t(o) * in + i];
+        dx_ref[size_t(n) * in + i] = acc;
+      }
+    for (int o = 0; o < out; ++o) {
+      for (int i = 0; i < in; ++i) {
+        double acc = 0;
+        for (int n = 0; n < N; ++n) acc += double(dyr[size_t(n) * out + o]) * xr[size_t(n) * in + i];
+        dW_ref[size_t(o) * in + i] += acc;
+      }
+      for (int n = 0; n < N; ++n) dbias_ref[size_t(o)] += dy[size_t(n) * out + o];  // fp32 dy
+    }
+    CHECK(rel_error(y, y_ref) < 1e-5);
+    CHECK(rel_error(dx, dx_ref) < 1e-5);
+    CHECK(rel_error(dW, dW_ref) < 1e-5);
+    CHECK(rel_error(dbias, dbias_ref) < 1e-5);
+
+    // the frozen (inference) product rounds W the same way
+    auto frozen = bb::ops::freeze_linear(W, in, out, bb::Precision::bf16);
+    std::vector<float> yf(y.size());
+    bb::ops::linear_frozen_forward(yf.data(), x.data(), *frozen, bias, N);
+    CHECK(rel_error(yf, y_ref) < 1e-5);
+
+    // and outside the scope, or for a weight outside the copied buffer, the product is fp32's
+    std::vector<float> y32(y.size());
+    bb::ops::linear_forward<float>(y32.data(), x.data(), W, bias, N, in, out);
+    std::vector<float> W2(W, W + int64_t(out) * in), y_out(y.size());
+    {
+      const bb::PrecisionScope scope(&copy);
+      bb::ops::linear_forward<float>(y_out.data(), x.data(), W2.data(), bias, N, in, out);
+    }
+    CHECK(y_out == y32);
+    if (in >= 64) CHECK(y32 != y);  // bf16 differs from fp32 where there is enough to round
+  }
+}
+
+TEST_CASE("--precision: names, and what a machine without bf16 or a GPU is told") {
+  CHECK(bb::parse_precision("fp32") == bb::Precision::fp32);
+  CHECK(bb::parse_precision("bf16") == bb::Precision::bf16);
+  CHECK_THROWS_WITH(bb::parse_precision("fp16"),
+                    doctest::Contains("--precision: unknown precision 'fp16' (expected fp32 or bf16)"));
+  CHECK_NOTHROW(bb::require_precision(bb::Precision::fp32, bb::Device::cuda));
+  CHECK_THROWS_AS(bb::require_precision(bb::Precision::bf16, bb::Device::cuda), bb::UsageError);
+  if (bb::bf16_isa().empty())
+    CHECK_THROWS_WITH_AS(bb::require_precision(bb::Precision::bf16, bb::Device::cpu),
+                         doctest::Contains("use --precision fp32"), bb::UsageError);
+  else
+    CHECK_NOTHROW(bb::require_precision(bb::Precision::bf16, bb::Device::cpu));
+}
