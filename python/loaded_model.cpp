@@ -32,8 +32,10 @@ Device prepared_device(const std::string& device, int threads) {
 
 }  // namespace
 
-LoadedModel::LoadedModel(const fs::path& dir, const std::string& device, int threads)
+LoadedModel::LoadedModel(const fs::path& dir, const std::string& device, int threads,
+                         const std::string& precision)
     : dir_(dir), threads_(threads), scorer_(loadable(dir), 0, prepared_device(device, threads)) {
+  scorer_.set_precision(parse_precision(precision));  // bf16: exits (Error) without the ISA
   config_json_ = nlohmann::json::parse(read_file(dir / "config.json"));
   // The trained values, read as `info` reads them: a one-sequence model holding the weights.
   const Config& c = scorer_.config();

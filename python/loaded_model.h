@@ -18,7 +18,9 @@ namespace bb::python {
 class LoadedModel {
  public:
   // `threads`: compute threads for this model's calls (<= 0: every core), as the CLI's --threads.
-  LoadedModel(const std::filesystem::path& dir, const std::string& device, int threads);
+  // `precision`: fp32 or bf16 (--precision; bf16 checks the machine first).
+  LoadedModel(const std::filesystem::path& dir, const std::string& device, int threads,
+              const std::string& precision = "fp32");
 
   const std::filesystem::path& dir() const { return dir_; }
   const nlohmann::json& config_json() const { return config_json_; }  // config.json as written

@@ -188,14 +188,15 @@ PYBIND11_MODULE(_babyberta, m) {
   m.def("probe", [](const std::string& model, const std::vector<std::string>& suites,
                     const std::string& out, const std::string& method, const std::string& reduction,
                     const std::string& tie_rule, int pairs_per_paradigm, int threads,
-                    const std::string& device, std::optional<bool> header) {
+                    const std::string& device, std::optional<bool> header,
+                    const std::string& precision) {
     bb::ProbeArgs a{.model = model, .suite = suites.at(0), .out = out, .method = method,
                 .tie_rule = tie_rule, .reduction = reduction, .threads = threads, .device = device,
-                .pairs_per_paradigm = pairs_per_paradigm, .quiet = true, .suites = suites,
+                .precision = precision, .pairs_per_paradigm = pairs_per_paradigm, .quiet = true, .suites = suites,
                 .header = header.value_or(false), .no_header = header && !*header};
     return engine_call([&] { return run_probe(a).notes; });  // the notes the CLI prints
   }, "model"_a, "suites"_a, "out"_a, "method"_a, "reduction"_a, "tie_rule"_a,
-     "pairs_per_paradigm"_a, "threads"_a, "device"_a, "header"_a);
+     "pairs_per_paradigm"_a, "threads"_a, "device"_a, "header"_a, "precision"_a = "fp32");
   m.def("compare", &compare, "results"_a, "out"_a, "baseline"_a, "bootstrap"_a, "primary"_a);
   m.def("saturation", [](const std::vector<std::string>& models, const std::string& suite,
                          const std::string& out, const std::optional<std::vector<double>>& scales,
@@ -216,7 +217,9 @@ PYBIND11_MODULE(_babyberta, m) {
   m.def("train", &train, "args"_a, "progress"_a);
   m.def("icl_train_flag_forms", &icl_train_flag_forms);
   m.def("icl_train", &icl_train, "args"_a, "progress"_a);
-  m.def("load", [](const std::filesystem::path& dir, const std::string& device, int threads) {
-    return engine_call([&] { return std::make_unique<LoadedModel>(dir, device, threads); });
-  }, "run_dir"_a, "device"_a = "cpu", "threads"_a = 1);
+  m.def("load", [](const std::filesystem::path& dir, const std::string& device, int threads,
+                   const std::string& precision) {
+    return engine_call(
+        [&] { return std::make_unique<LoadedModel>(dir, device, threads, precision); });
+  }, "run_dir"_a, "device"_a = "cpu", "threads"_a = 1, "precision"_a = "fp32");
 }

@@ -121,20 +121,23 @@ class Model:
         return self._engine.encode(_sentences(sentences))
 
 
-def load(run_dir, device="cpu", threads=1):
-    """Loads a model directory (a `train` run directory or an exported model)."""
-    return Model(_engine.load(str(run_dir), device, threads))
+def load(run_dir, device="cpu", threads=1, precision="fp32"):
+    """Loads a model directory (a `train` run directory or an exported model). `precision`:
+    "fp32", or "bf16" (the linear layers' products in bf16 with fp32 accumulation, on a CPU with
+    AMX-BF16 or AVX512-BF16: `blas_info()["bf16_isa"]`; elsewhere babyberta.Error)."""
+    return Model(_engine.load(str(run_dir), device, threads, precision))
 
 
 def probe(model, suite, method="holistic", reduction=None, tie_rule="half",
-          pairs_per_paradigm=None, out=None, threads=None, device="cpu", header=None):
+          pairs_per_paradigm=None, out=None, threads=None, device="cpu", header=None,
+          precision="fp32"):
     """Scores a suite's minimal pairs as `babyberta probe` does; returns the result it writes (F.json
     as a dict) with its pairs (F.pairs.jsonl) under "pairs" and the notes `probe` prints (a header
     row read, keys ignored) under "notes", each also issued as a UserWarning. `model`: a Model or a
     model directory; `suite`: a suite path or a list of them; `out`: where to write the files
     (default: nowhere); `header`: a .tsv/.csv/.jsonl's first row: None detects it (a row that
     looks like a header but names no good and bad column raises babyberta.Error), True is
-    `--header`, False `--no-header`."""
+    `--header`, False `--no-header`; `precision`: "fp32" or "bf16" (as `load`)."""
     if header not in (None, True, False):
         raise TypeError("header: expected None (detect), True or False")
     model_dir = model.path if isinstance(model, Model) else model
@@ -144,7 +147,8 @@ def probe(model, suite, method="holistic", reduction=None, tie_rule="half",
     with tempfile.TemporaryDirectory() as scratch:
         target = pathlib.Path(out) if out is not None else pathlib.Path(scratch) / "probe.json"
         notes = _engine.probe(str(model_dir), suites, str(target), method, reduction or "",
-                              tie_rule, pairs_per_paradigm or 0, threads, device, header)
+                              tie_rule, pairs_per_paradigm or 0, threads, device, header,
+                              precision)
         for note in notes:
             warnings.warn(f"babyberta: {note}", UserWarning, stacklevel=2)
         result = json.loads(target.read_text())
