@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The study's 12 runs (README.md): BabyBERTa's recipe, babyberta preset, 16,000 steps, softmax and
+# SSA, seeds 1-3, fp32 then bf16, two runs at a time with 1 thread each. Run from a copy of the
+# binary outside build/ (a rebuild must not touch a running or resumed run); the same command
+# resumes. Usage: results/precision-bf16-vs-fp32/train.sh BINARY ROOT
+set -euo pipefail
+bin="$1"; root="$2"
+data="$(cd "$(dirname "$0")/../../.." && pwd)/shared/data"
+for p in fp32 bf16; do
+  "$bin" experiment --corpus "$data/aochildes/aochildes_merged.txt" --suite "$data/zorro" \
+    --attention softmax,ssa --seeds 3 --recipe babyberta --preset babyberta --steps 16000 \
+    --eval-every 1000 --method holistic --precision "$p" --jobs 2 --threads 1 --out "$root/$p"
+done
