@@ -71,7 +71,8 @@ RunResult read_run_result(const fs::path& f) {
 }
 
 // Group by the attention label; what else differs between the files (method, size, steps,
-// training recipe, suite, pairs per paradigm) makes strata, compared within and never across.
+// training recipe, precision, suite, pairs per paradigm) makes strata, compared within and never
+// across: fp32 and bf16 results are never mixed in a group or subtracted.
 void assign_groups(std::vector<RunResult>& runs) {
   auto field = [](const RunResult& r, const std::string& k) -> std::string {
     const json& cfg = r.header["config"];
@@ -89,6 +90,13 @@ void assign_groups(std::vector<RunResult>& runs) {
     if (k == "steps") return fmt::format("{} steps", cfg.value("steps", int64_t(0)));
     auto text = [](const json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
     if (k == "suite") return "suite " + text(r.header.value("suite", json()));
+    if (k == "precision") {  // trained and scored in (--precision; absent: fp32, older files)
+      const json t = r.header.value("training", json());
+      const std::string trained = t.is_object() ? t.value(flag_name::precision, std::string("fp32"))
+                                                : std::string("fp32");
+      const std::string scored = r.header.value("precision", std::string("fp32"));
+      return trained == scored ? trained : fmt::format("trained {}, scored {}", trained, scored);
+    }
     if (k == "recipe") {  // the training recipe, from the run.json that probe recorded
       const json t = r.header.value("training", json());
       return "recipe " + (t.is_object() ? t.value(flag_name::recipe, std::string("babyberta"))
@@ -103,7 +111,7 @@ void assign_groups(std::vector<RunResult>& runs) {
   auto is_reference = [](const RunResult& r) {
     return r.header.value("method", "") == "ngram" || r.header.value("reference", false);
   };
-  for (const std::string k : {"method", "size", "steps", "recipe", "suite", "pairs"}) {
+  for (const std::string k : {"method", "size", "steps", "recipe", "precision", "suite", "pairs"}) {
     std::set<std::string> values;
     for (const auto& r : runs)
       if (!is_reference(r)) values.insert(field(r, k));

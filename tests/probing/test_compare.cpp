@@ -354,3 +354,37 @@ TEST_CASE("compare --primary: the fixed endpoints tested together, Holm over the
                                          "phenomenon or paradigm of these results (phenomena: agr, bind)"),
                        Error);
 }
+
+TEST_CASE("compare: fp32 and bf16 results are strata, never mixed in a group or subtracted") {
+  test::TempDir d("precision-strata");
+  std::vector<fs::path> files;
+  auto trained_in = [](const fs::path& f, const std::string& precision, bool scored_bf16) {
+    nlohmann::json h = nlohmann::json::parse(read_file(f));
+    h["training"] = {{"--seed", h["config"]["seed"]}};
+    if (precision != "fp32") h["training"]["--precision"] = precision;
+    if (scored_bf16) h["precision"] = "bf16";
+    write_file_atomic(f, h.dump());
+    return f;
+  };
+  for (int k = 1; k <= 3; ++k)
+    for (const char* precision : {"fp32", "bf16"}) {
+      const fs::path sub = d.path / precision;
+      fs::create_directories(sub);
+      files.push_back(trained_in(write_run(sub, "softmax", k, 60 + k), precision, false));
+      files.push_back(trained_in(write_run(sub, "ssa", k, 70 + k), precision, false));
+    }
+  const Comparison c = compare_runs(load_runs(files), 100);
+  REQUIRE(c.groups.size() == 4);
+  for (size_t g = 0; g < 4; ++g) {
+    CAPTURE(c.groups[g]);
+    CHECK(c.seeds[g] == 3);  // one precision's three seeds, never six
+    if (c.compared(g)) CHECK(c.strata[size_t(c.baseline_of[g])] == c.strata[g]);
+  }
+  CHECK(std::count(c.strata.begin(), c.strata.end(), "fp32") == 2);
+  // trained in bf16 and probed in fp32 (the default): said so
+  CHECK(std::count(c.strata.begin(), c.strata.end(), "trained bf16, scored fp32") == 2);
+  // scored in bf16 what was trained in fp32: a stratum of its own
+  files.push_back(trained_in(write_run(d.path, "softmax", 1, 61), "fp32", true));
+  const Comparison m = compare_runs(load_runs(files), 100);
+  CHECK(std::count(m.strata.begin(), m.strata.end(), "trained fp32, scored bf16") == 1);
+}
