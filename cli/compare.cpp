@@ -11,6 +11,7 @@
 #include "common/flag_names.h"
 #include "training/flag_ranges.h"
 #include "probing/compare.h"
+#include "probing/equivalence.h"
 #include "probing/primary_endpoints.h"
 #include "common/split_list.h"
 #include "probing/report.h"
@@ -67,6 +68,7 @@ void add_compare(CLI::App& app) {
   auto boot = std::make_shared<int>(1000);
   auto baseline = std::make_shared<std::string>(attention_function_name(AttentionFunction::softmax));
   auto primary = std::make_shared<std::string>();
+  auto equivalence = std::make_shared<std::string>();
   cmd->add_option("results", *files,
                   "Result JSON files from probe, or directories of them (experiment's "
                   "NAME.settings.json files beside them, as in results/*.json, are skipped)")
@@ -82,11 +84,19 @@ void add_compare(CLI::App& app) {
   cmd->add_option("--primary", *primary,
                   "Endpoints fixed before the evaluation (overall, phenomena or paradigms, comma-"
                   "separated): findings.md tests them together, Holm over them alone");
-  cmd->callback([files, out, boot, baseline, primary] {
+  cmd->add_option("--equivalence", *equivalence,
+                  "Margins fixed before the evaluation, e.g. overall=1.0,dev_loss=0.02: "
+                  "findings.md tests the two arms of the results (their strata, e.g. fp32 and "
+                  "bf16) for equivalence, paired by label and seed (two one-sided t tests)");
+  cmd->callback([files, out, boot, baseline, primary, equivalence] {
     Comparison c = compare_runs(load_runs(result_files({files->begin(), files->end()})), *boot, 1,
                                 *baseline);
     if (!primary->empty()) c.primary = split_list(*primary, "--primary");
     check_primary_endpoints(c, c.primary);  // before any file is written
+    if (!equivalence->empty()) {
+      c.equivalence = parse_equivalence(*equivalence);
+      (void)equivalence_md(c, c.equivalence);  // arms that do not pair: before any file
+    }
     write_report(*out, c);
     print_phenomena(c);
     fmt::print("\nreport: {}/report.md (and report.csv and the charts)\n", *out);

@@ -114,6 +114,32 @@ PairedTest paired_t_test(const std::vector<double>& a, const std::vector<double>
   return r;
 }
 
+EquivalenceTest equivalence_test(const std::vector<double>& a, const std::vector<double>& b,
+                                 double margin, double alpha) {
+  const PairedTest t = paired_t_test(a, b);
+  EquivalenceTest e{.n = t.n, .mean = t.mean, .sd = t.sd, .se = t.se, .df = t.df,
+                    .lo = t.mean, .hi = t.mean, .p = -1, .equivalent = false};
+  if (t.n < 2) return e;
+  if (t.se <= 0) {  // every pair differs by the same amount: inside the margin or not
+    e.p = std::abs(t.mean) < margin ? 0.0 : 1.0;
+    e.equivalent = e.p < alpha;
+    return e;
+  }
+  // one-sided p of T > (mean + margin) / se (H0: difference <= -margin) and of T < (mean -
+  // margin) / se (H0: difference >= margin), from the two-sided p of each t
+  auto upper_tail = [&](double tv) {  // P(T >= tv)
+    const double two = student_t_two_sided_p(tv, t.df);
+    return tv >= 0 ? two / 2 : 1 - two / 2;
+  };
+  const double p_low = upper_tail((t.mean + margin) / t.se);
+  const double p_high = upper_tail(-(t.mean - margin) / t.se);
+  e.p = std::max(p_low, p_high);
+  const double half = student_t_quantile(2 * alpha, t.df) * t.se;
+  e.lo = t.mean - half, e.hi = t.mean + half;
+  e.equivalent = e.p < alpha;
+  return e;
+}
+
 double incomplete_gamma(double a, double x) {
   if (x <= 0) return 0;
   const double log_front = a * std::log(x) - x - std::lgamma(a);

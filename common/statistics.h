@@ -33,6 +33,19 @@ struct PairedTest {
 };
 PairedTest paired_t_test(const std::vector<double>& a, const std::vector<double>& b);
 
+// Equivalence of paired values within ±margin by two one-sided paired t tests (TOST, level alpha
+// each side): the (1 - 2 alpha) t interval of mean(b_i - a_i), and equivalent exactly when it lies
+// inside (-margin, margin), i.e. when p = max of the two one-sided p < alpha. Needs 2 pairs.
+struct EquivalenceTest {
+  int n = 0;
+  double mean = 0, sd = 0, se = 0, df = 0;
+  double lo = 0, hi = 0;  // the (1 - 2 alpha) interval
+  double p = -1;          // the larger one-sided p; -1: fewer than 2 pairs
+  bool equivalent = false;
+};
+EquivalenceTest equivalence_test(const std::vector<double>& a, const std::vector<double>& b,
+                                 double margin, double alpha = 0.05);
+
 // The power of a two-sided level-alpha t test with df degrees of freedom when the true effect is
 // `ncp` standard errors: P(|T'| > t_crit) for T' noncentral t(df, ncp) = (Z + ncp) / sqrt(V/df),
 // V ~ chi2(df), averaged over 4,000 quantiles of V.

@@ -87,12 +87,6 @@ double phenomenon_accuracy(const RunResult& r, const std::string& ph) {
   return n ? s / n : std::nan("");
 }
 
-// A run's overall accuracy: the mean over its paradigms.
-double overall_accuracy(const RunResult& r) {
-  double s = 0;
-  for (const auto& p : r.paradigms) s += r.accuracy.at(p);
-  return s / double(r.paradigms.size());
-}
 
 // Mean ± sd over each group's runs, per paradigm, per phenomenon and overall.
 void group_stats(Comparison& c, const Members& members) {
@@ -332,6 +326,12 @@ Comparison compare_runs(std::vector<RunResult> runs, int bootstrap, uint64_t see
   c.runs = std::move(runs);
   add_frequency_shares(c);
   return c;
+}
+
+double overall_accuracy(const RunResult& r) {
+  double s = 0;
+  for (const auto& p : r.paradigms) s += r.accuracy.at(p);
+  return s / double(r.paradigms.size());
 }
 
 }  // namespace bb

@@ -72,6 +72,12 @@ struct Difference {
   bool has_boot = false;
 };
 
+// compare --equivalence: an endpoint and its margin (probing/equivalence.h).
+struct EquivalenceMargin {
+  std::string endpoint;  // overall | dev_loss
+  double margin = 0;
+};
+
 struct Comparison {
   std::string baseline;             // the baseline label ("softmax" unless chosen)
   std::vector<std::string> groups;  // baseline groups first, then in file order
@@ -98,8 +104,14 @@ struct Comparison {
   // compare --primary: the endpoints a README fixed ("overall", phenomena, paradigms), tested
   // together in findings.md (probing/primary_endpoints.h); empty: none.
   std::vector<std::string> primary;
+  // compare --equivalence: the margins fixed before the evaluation, tested in findings.md across
+  // the two arms (strata) of the results; empty: none.
+  std::vector<EquivalenceMargin> equivalence;
   bool compared(size_t g) const { return baseline_of[g] >= 0; }
 };
+
+// A run's overall accuracy: the mean over its paradigms (what the groups' overall averages).
+double overall_accuracy(const RunResult& r);
 
 // `baseline`: the attention label every other group of a stratum is compared with; with more than
 // one group, a label no result has is a one-line error listing the labels.

@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "common/flag_names.h"
 #include "common/hash.h"
+#include "probing/equivalence.h"
 #include "probing/primary_endpoints.h"
 #include "probing/report_charts.h"
 #include "common/statistics.h"
@@ -204,7 +205,7 @@ std::string findings_md(const Comparison& c) {
                                        "tested)\n", tested)
                          : "- intervals that exclude 0:\n" + fmt::format("{}\n", fmt::join(holm, "\n"));
   }
-  return md + primary_endpoints_md(c, c.primary);
+  return md + primary_endpoints_md(c, c.primary) + equivalence_md(c, c.equivalence);
 }
 
 // How a group's runs were made and probed: from a result file's header (its config, method, tie

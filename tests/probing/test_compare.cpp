@@ -13,6 +13,7 @@
 
 #include "common/files.h"
 #include "probing/compare.h"
+#include "probing/equivalence.h"
 #include "probing/primary_endpoints.h"
 #include "probing/report.h"
 #include "probing/report_charts.h"
@@ -387,4 +388,58 @@ TEST_CASE("compare: fp32 and bf16 results are strata, never mixed in a group or 
   files.push_back(trained_in(write_run(d.path, "softmax", 1, 61), "fp32", true));
   const Comparison m = compare_runs(load_runs(files), 100);
   CHECK(std::count(m.strata.begin(), m.strata.end(), "trained fp32, scored bf16") == 1);
+}
+
+TEST_CASE("compare --equivalence: two arms paired by label and seed, TOST per endpoint") {
+  test::TempDir d("equivalence");
+  std::vector<fs::path> files;
+  auto arm = [&](const std::string& precision, int k, const std::string& label, int correct,
+                 double dev) {
+    const fs::path sub = d.path / precision;
+    fs::create_directories(sub);
+    const fs::path f = write_run(sub, label, k, correct);
+    nlohmann::json h = nlohmann::json::parse(read_file(f));
+    h["training"] = {{"--seed", k}};
+    if (precision != "fp32") h["training"]["--precision"] = precision;
+    write_file_atomic(f, h.dump());
+    write_file_atomic(sub / ("metrics-" + f.stem().string() + ".jsonl"),
+                      fmt::format("{{\"step\": 5, \"dev_loss\": 3.0}}\n"
+                                  "{{\"step\": 10, \"dev_loss\": {}}}\n", dev));
+    files.push_back(f);
+  };
+  const int shift[3][2] = {{1, 0}, {0, 1}, {1, 0}};  // bf16's extra correct pairs (of 100)
+  for (int k = 1; k <= 3; ++k) {
+    arm("fp32", k, "softmax", 60 + k, 2.50 + 0.01 * k);
+    arm("fp32", k, "ssa", 70 + k, 2.60 + 0.01 * k);
+  }
+  for (int k = 1; k <= 3; ++k) {
+    arm("bf16", k, "softmax", 60 + k + shift[k - 1][0], 2.501 + 0.01 * k);
+    arm("bf16", k, "ssa", 70 + k + shift[k - 1][1], 2.602 + 0.01 * k);
+  }
+  Comparison c = compare_runs(load_runs(files), 50);
+  c.equivalence = parse_equivalence("overall=1.0,dev_loss=0.02");
+  const std::string md = equivalence_md(c, c.equivalence);
+  CAPTURE(md);
+  // overall: paired differences 0.5, 0, 0, 0.5, 0.5, 0 points (agr-x's extra pair of 100 halved)
+  CHECK(md.find("## Equivalence: trained bf16, scored fp32 − fp32") != std::string::npos);
+  CHECK(md.find("| overall | ±1 | 6 | +0.25 |") != std::string::npos);
+  CHECK(md.find("| dev_loss | ±0.02 | 6 | +0.0015 |") != std::string::npos);
+  CHECK(md.find("| not shown equivalent |") == std::string::npos);
+  c.equivalence = parse_equivalence("overall=0.3");
+  const std::string narrow = equivalence_md(c, c.equivalence);
+  CAPTURE(narrow);
+  CHECK(narrow.find("| overall | ±0.3 | 6 | +0.25 | [+0.02, +0.48] |") != std::string::npos);
+  CHECK(narrow.find("| not shown equivalent |") != std::string::npos);
+  // what cannot pair, or is not two arms, is refused naming it
+  CHECK_THROWS_WITH(parse_equivalence("overall=0"), doctest::Contains("the margin must be > 0"));
+  CHECK_THROWS_WITH(parse_equivalence("zorro=1"), doctest::Contains("'zorro=1': expected ENDPOINT=MARGIN"));
+  CHECK_THROWS_WITH(parse_equivalence("overall=x"), doctest::Contains("the margin is not a number"));
+  files.pop_back();  // bf16 ssa seed 3 gone: still pairs what is there
+  files.erase(files.begin());  // fp32 softmax seed 1 gone: bf16 softmax seed 1 has no pair
+  Comparison m = compare_runs(load_runs(files), 50);
+  m.equivalence = parse_equivalence("overall=1");
+  CHECK_THROWS_WITH(equivalence_md(m, m.equivalence),
+                    doctest::Contains("softmax seed 1 ("));
+  CHECK_THROWS_WITH(equivalence_md(m, m.equivalence),
+                    doctest::Contains("has no run of the same label and seed in the arm \"fp32\""));
 }

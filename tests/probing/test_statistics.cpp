@@ -62,3 +62,27 @@ TEST_CASE("minimum detectable difference: the power it is defined by, in units o
   CHECK(minimum_detectable_difference(1.0, 2.0) > minimum_detectable_difference(1.0, 4.0));
   CHECK(std::isnan(minimum_detectable_difference(0.0, 2.0)));
 }
+
+TEST_CASE("equivalence test (TOST): the one-sided p, the 90% interval and the margin") {
+  // differences 3.5, -2, 2.6 (as above) on 2 df; t(2)'s upper tail P(T >= t) = (1 - t/sqrt(2+t^2))/2
+  auto upper = [](double t) { return (1 - t / std::sqrt(2 + t * t)) / 2; };
+  const std::vector<double> a{60, 64, 58}, b{63.5, 62, 60.6};
+  const PairedTest pt = paired_t_test(a, b);
+  for (double margin : {1.0, 5.0, 15.0, 40.0}) {
+    CAPTURE(margin);
+    const EquivalenceTest e = equivalence_test(a, b, margin);
+    const double p_low = upper((pt.mean + margin) / pt.se);    // H0: d <= -margin
+    const double p_high = upper((margin - pt.mean) / pt.se);   // H0: d >= margin
+    CHECK(e.p == doctest::Approx(std::max(p_low, p_high)).epsilon(1e-9));
+    // the 90% interval: t(2)'s 0.95 quantile is 2.919986
+    CHECK(e.lo == doctest::Approx(pt.mean - 2.919986 * pt.se).epsilon(1e-5));
+    CHECK(e.hi == doctest::Approx(pt.mean + 2.919986 * pt.se).epsilon(1e-5));
+    // equivalent exactly when the 90% interval lies inside the margin
+    CHECK(e.equivalent == (e.lo > -margin && e.hi < margin));
+  }
+  CHECK(!equivalence_test(a, b, 5.0).equivalent);  // interval about [-3.6, +6.3]
+  CHECK(equivalence_test(a, b, 15.0).equivalent);
+  CHECK(equivalence_test({1}, {2}, 5).p == -1);    // one pair: no test
+  CHECK(equivalence_test({1, 2}, {1.5, 2.5}, 1).equivalent);   // every pair +0.5, margin 1
+  CHECK(!equivalence_test({1, 2}, {1.5, 2.5}, 0.4).equivalent);
+}
