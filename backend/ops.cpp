@@ -280,6 +280,13 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const
   BB_ROUTE(adamw_update, (p, g, m, v, n, s, schedule), p, g, m, v, schedule);
 }
 
+void adamw_update_with_bf16_copy(float* p, const float* g, float* m, float* v, int64_t n,
+                                 const AdamWStep& s, const AdamWSchedule* schedule, uint16_t* low) {
+  BB_CHECK(device_for<float>("adamw_update_with_bf16_copy", {p, g, m, v}) == Device::cpu,
+           "internal: adamw_update_with_bf16_copy runs on the CPU only");
+  cpu::adamw_update_with_bf16_copy(p, g, m, v, n, s, schedule, low);
+}
+
 #define BB_INSTANTIATE(T)                                                                          \
   template void gemm<T>(bool, bool, int, int, int, T, const T*, int, const T*, int, T, T*, int);   \
   template void linear_forward<T>(T*, const T*, const T*, const T*, int, int, int);                \

@@ -214,5 +214,9 @@ struct AdamWStep {
 // bc = 1 - beta^step (1 without bias correction). Coefficients: backend/adamw_coefficients.h.
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const AdamWStep& s,
                   const AdamWSchedule* schedule);
+// The same update (bit for bit in p, m, v) that also rounds each updated weight into `low`, its
+// bf16 copy (backend/precision.h), in the same pass. CPU only (bf16 is).
+void adamw_update_with_bf16_copy(float* p, const float* g, float* m, float* v, int64_t n,
+                                 const AdamWStep& s, const AdamWSchedule* schedule, uint16_t* low);
 
 }  // namespace bb::ops

@@ -1,6 +1,5 @@
 #include "backend/precision.h"
 
-#include <bit>
 #include <cstring>
 
 #include "backend/cpu/bf16_gemm.h"
@@ -27,17 +26,8 @@ void require_precision(Precision p, Device device) {
   if (!why.empty()) throw UsageError("--precision bf16: " + why);
 }
 
-uint16_t to_bf16(float x) {
-  uint32_t u = std::bit_cast<uint32_t>(x);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);  // NaN: stays quiet NaN
-  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest, ties to even
-  return uint16_t(u >> 16);
-}
-
-float from_bf16(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
-
 void to_bf16(uint16_t* dst, const float* src, int64_t n) {
-#pragma omp parallel for schedule(static) if (n > (int64_t(1) << 16))
+#pragma omp parallel for simd schedule(static) if (n > (int64_t(1) << 16))
   for (int64_t i = 0; i < n; ++i) dst[i] = to_bf16(src[i]);
 }
 

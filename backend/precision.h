@@ -11,6 +11,7 @@
 // (DeviceScope): a model's passes call their ops from one thread (the scorer's replicas each from
 // their own), and the products parallelise inside oneDNN.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -36,9 +37,15 @@ std::string bf16_isa();
 // ("brg:avx512_core_amx", ...): what run.json and bench record. "" without bf16.
 std::string bf16_kernel();
 
-// Round-to-nearest-even float -> bf16 (NaN stays NaN), and back (exact).
-uint16_t to_bf16(float x);
-float from_bf16(uint16_t h);
+// Round-to-nearest-even float -> bf16 (NaN stays NaN), and back (exact). Branchless and inline,
+// so that the array cast vectorises (it runs once per update over every weight).
+inline uint16_t to_bf16(float x) {
+  const uint32_t u = std::bit_cast<uint32_t>(x);
+  const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;  // ties to even
+  const uint32_t quiet_nan = (u >> 16) | 0x40u;
+  return uint16_t((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+}
+inline float from_bf16(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
 void to_bf16(uint16_t* dst, const float* src, int64_t n);
 
 // The bf16 copy of one fp32 parameter buffer.
@@ -48,6 +55,7 @@ class LowPrecisionWeights {
   void refresh(const float* params, int64_t n);
   // The bf16 copy of the weight at `w`, or null when `w` is not inside the buffer.
   const uint16_t* of(const float* w) const;
+  uint16_t* data() { return copy_.data(); }  // the whole copy, element i = params[i]
 
  private:
   const float* base_ = nullptr;
@@ -79,8 +87,14 @@ class ModelPrecision {
     stale_ = true;
   }
   Precision get() const { return precision_; }
-  // After the weights change (an update, a load, an initialisation).
-  void params_changed() { stale_ = true; }
+  // After the weights change (an update, a load, an initialisation). `copy_written`: the update
+  // also wrote the copy (copy_to_update), which then stays current.
+  void params_changed(bool copy_written = false) { stale_ = stale_ || !copy_written; }
+  // The copy an in-place update of the weights may write as it goes (the optimizer's fused
+  // rounding), or null when there is none or it is not current (the next pass then casts it).
+  uint16_t* copy_to_update() {
+    return precision_ == Precision::bf16 && !stale_ ? copy_.data() : nullptr;
+  }
   // The scope of one pass over the weights params[0, n): bf16 (float models only) runs the
   // linear layers on the copy, refreshed first where stale; fp32: no scope.
   template <typename T>

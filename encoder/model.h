@@ -65,8 +65,10 @@ class Model {
   void set_precision(Precision p);
   Precision precision() const { return precision_.get(); }
   // After the optimizer changed param_data() in place: the bf16 copy is cast again before the
-  // next forward.
-  void params_updated() { precision_.params_changed(); }
+  // next forward, unless the update wrote it too (`copy_written`, from bf16_copy_to_update()).
+  void params_updated(bool copy_written = false) { precision_.params_changed(copy_written); }
+  // --precision bf16: the copy an update may write as it goes (null: none, or not current).
+  uint16_t* bf16_copy_to_update() { return precision_.copy_to_update(); }
   void zero_grads();
   // stage() + run_forward(); returns loss() when batch.labels is set, else 0.
   T forward(const Batch& batch, const StepContext& ctx);

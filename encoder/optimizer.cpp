@@ -76,7 +76,7 @@ double AdamW::stage() {
   return lr;
 }
 
-void AdamW::apply(float* params, const float* grads) {
+void AdamW::apply(float* params, const float* grads, uint16_t* low) {
   const DeviceScope on(m.device());
   // sumsq lives in the staged schedule on the device; the AdamW kernels read it from there.
   ops::AdamWSchedule* sched = schedule_.device<ops::AdamWSchedule>(0);
@@ -87,8 +87,12 @@ void AdamW::apply(float* params, const float* grads) {
                            float(opt_.eps),    g.decay ? float(opt_.weight_decay) : 0.f,
                            g.lr_mult,          opt_.clip_norm,
                            opt_.bias_correction};
-    ops::adamw_update(params + g.offset, grads + g.offset, m.data() + g.offset,
-                      v.data() + g.offset, g.size, s, sched);
+    if (low)
+      ops::adamw_update_with_bf16_copy(params + g.offset, grads + g.offset, m.data() + g.offset,
+                                       v.data() + g.offset, g.size, s, sched, low + g.offset);
+    else
+      ops::adamw_update(params + g.offset, grads + g.offset, m.data() + g.offset,
+                        v.data() + g.offset, g.size, s, sched);
   }
 }
 

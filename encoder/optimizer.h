@@ -62,7 +62,9 @@ class AdamW {
   double stage();
   // Queues the update: the gradient norm, then AdamW with clipping, reading the staged values
   // from device memory (so a CUDA step can be captured in a graph).
-  void apply(float* params, const float* grads);
+  // low: the params' bf16 copy (--precision bf16), rounded from each updated weight in the same
+  // pass; null: none.
+  void apply(float* params, const float* grads, uint16_t* low = nullptr);
   double grad_norm() const;  // of the last apply(), before clipping (synchronises on CUDA)
 
   Array<float> m, v;  // (layout.total)

@@ -101,8 +101,10 @@ int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>&
       model_.run_forward();
       model_.backward();
       if (dp.ranks > 1) model_.sum_grads(dp.sum_floats);
-      opt_.apply(model_.param_data(), model_.grad_data());
-      model_.params_updated();  // --precision bf16: its copy is cast again before the next step
+      // --precision bf16: the update rounds each weight into the current bf16 copy as it goes
+      uint16_t* low = model_.bf16_copy_to_update();
+      opt_.apply(model_.param_data(), model_.grad_data(), low);
+      model_.params_updated(low != nullptr);
     });
     double loss = model_.loss();  // on CUDA: waits for the step (the one wait per step)
     bool stop = false;            // ranks > 1: agreed at this step's reduction

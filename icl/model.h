@@ -44,8 +44,10 @@ class Model {
   // (CPU float models; checks the machine first). fp32 by default.
   void set_precision(Precision p) { precision_.set(p, device_); }
   Precision precision() const { return precision_.get(); }
-  // After the optimizer changed param_data() in place.
-  void params_updated() { precision_.params_changed(); }
+  // After the optimizer changed param_data() in place (`copy_written`: and the bf16 copy too).
+  void params_updated(bool copy_written = false) { precision_.params_changed(copy_written); }
+  // --precision bf16: the copy an update may write as it goes (null: none, or not current).
+  uint16_t* bf16_copy_to_update() { return precision_.copy_to_update(); }
 
   // z: (B, L, dims) token values, L = 2k tokens <= config.positions; targets: (B, k), or empty
   // for no loss. train: keep every layer's attention stores for backward() (else one store is

@@ -119,13 +119,20 @@ double Trainer::train_step() {
   schedule_.from_host(sched, 3);
   auto* schedule = reinterpret_cast<const ops::AdamWSchedule*>(schedule_.data());
   if (s_.clip_norm > 0) ops::sum_squares(schedule_.data() + 2, model_.grad_data(), model_.layout().total);
+  uint16_t* low = model_.bf16_copy_to_update();  // bf16: rounded into as the update goes
   for (const Span& span : spans_) {
     const ops::AdamWStep st{float(s_.beta1), float(s_.beta2), float(s_.eps), 0.f, span.lr_mult,
                             s_.clip_norm, true};
-    ops::adamw_update(model_.param_data() + span.offset, model_.grad_data() + span.offset,
-                      m_.data() + span.offset, v_.data() + span.offset, span.size, st, schedule);
+    if (low)
+      ops::adamw_update_with_bf16_copy(model_.param_data() + span.offset,
+                                       model_.grad_data() + span.offset, m_.data() + span.offset,
+                                       v_.data() + span.offset, span.size, st, schedule,
+                                       low + span.offset);
+    else
+      ops::adamw_update(model_.param_data() + span.offset, model_.grad_data() + span.offset,
+                        m_.data() + span.offset, v_.data() + span.offset, span.size, st, schedule);
   }
-  model_.params_updated();  // --precision bf16: its copy is cast again before the next update
+  model_.params_updated(low != nullptr);
   ++step_;
   last_loss_ = loss;
   return loss;

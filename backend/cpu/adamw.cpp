@@ -6,6 +6,7 @@
 
 #include "backend/adamw_coefficients.h"
 #include "backend/cpu/ops.h"
+#include "backend/precision.h"
 
 namespace bb::cpu {
 
@@ -32,8 +33,12 @@ void sum_squares(double* out, const float* g, int64_t n) {
   *out = total;
 }
 
-void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const ops::AdamWStep& s,
-                  const ops::AdamWSchedule* schedule) {
+// The update; with a bf16 copy (--precision bf16) each updated weight is also rounded into it, in
+// the same pass over memory (the copy is then current without a second read of the weights).
+template <bool kCopy>
+static void adamw_loop(float* p, const float* g, float* m, float* v, int64_t n,
+                       const ops::AdamWStep& s, const ops::AdamWSchedule* schedule,
+                       uint16_t* low) {
   const AdamWCoefficients c = adamw_coefficients(s, *schedule);
   // Scalars in locals: read through a struct, the compiler must assume the stores to p, m, v may
   // change them, and the loop stops vectorising (2.5x slower).
@@ -45,7 +50,19 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const
     m[i] = beta1 * m[i] + (1.0f - beta1) * gi;
     v[i] = beta2 * v[i] + (1.0f - beta2) * gi * gi;
     p[i] = p[i] * decay - step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_bc2 + eps);
+    if constexpr (kCopy) low[i] = to_bf16(p[i]);
   }
+}
+
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const ops::AdamWStep& s,
+                  const ops::AdamWSchedule* schedule) {
+  adamw_loop<false>(p, g, m, v, n, s, schedule, nullptr);
+}
+
+void adamw_update_with_bf16_copy(float* p, const float* g, float* m, float* v, int64_t n,
+                                 const ops::AdamWStep& s, const ops::AdamWSchedule* schedule,
+                                 uint16_t* low) {
+  adamw_loop<true>(p, g, m, v, n, s, schedule, low);
 }
 
 }  // namespace bb::cpu

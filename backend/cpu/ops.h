@@ -99,5 +99,7 @@ template <typename T> void point_loss_backward(T* dpred, const T* pred, const T*
 void sum_squares(double* out, const float* g, int64_t n);
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, const ops::AdamWStep& s,
     const ops::AdamWSchedule* schedule);
+void adamw_update_with_bf16_copy(float* p, const float* g, float* m, float* v, int64_t n,
+    const ops::AdamWStep& s, const ops::AdamWSchedule* schedule, uint16_t* low);
 
 }  // namespace bb::cpu

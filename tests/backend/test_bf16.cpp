@@ -151,3 +151,22 @@ TEST_CASE("--precision: names, and what a machine without bf16 or a GPU is told"
   else
     CHECK_NOTHROW(bb::require_precision(bb::Precision::bf16, bb::Device::cpu));
 }
+
+TEST_CASE("adamw_update_with_bf16_copy: the update bit for bit, and the copy its rounding") {
+  const int64_t n = 100003;  // above the parallel threshold, odd
+  const auto p0 = random_floats(n, 21), g = random_floats(n, 22), m0 = random_floats(n, 23, 0, 0.1);
+  const auto v0 = random_floats(n, 24, 0, 0.01);
+  auto p1 = p0, m1 = m0, v1 = v0, p2 = p0, m2 = m0, v2 = v0;
+  const bb::ops::AdamWSchedule schedule{1e-3, 7.0, 4.0};  // lr, step, sum of squares
+  const bb::ops::AdamWStep s{0.9f, 0.999f, 1e-6f, 0.01f, 1.0, 1.0, true};
+  bb::ops::adamw_update(p1.data(), g.data(), m1.data(), v1.data(), n, s, &schedule);
+  std::vector<uint16_t> low(size_t(n), 0);
+  bb::ops::adamw_update_with_bf16_copy(p2.data(), g.data(), m2.data(), v2.data(), n, s, &schedule,
+                                       low.data());
+  CHECK(p1 == p2);
+  CHECK(m1 == m2);
+  CHECK(v1 == v2);
+  bool rounded = true;
+  for (int64_t i = 0; i < n; ++i) rounded &= low[size_t(i)] == to_bf16(p2[size_t(i)]);
+  CHECK(rounded);
+}
