@@ -37,7 +37,8 @@ def body(model, ids):
     ext = (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
     for layer in model.layers:
         x = layer(x, ext)
-    h = model.head_ln(torch.nn.functional.gelu(model.head(x)))
+    # .float(): see pytorch_train.py (1.13's CPU autocast and layer_norm); a no-op in fp32
+    h = model.head_ln(torch.nn.functional.gelu(model.head(x)).float())
     return h @ model.wte.weight.T + model.bias
 
 

@@ -73,7 +73,9 @@ class RobertaMLM(nn.Module):
         ext = (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
         for layer in self.layers:
             x = layer(x, ext)
-        logits = self.head_ln(nn.functional.gelu(self.head(x))) @ self.wte.weight.T + self.bias
+        # .float(): PyTorch 1.13's CPU autocast leaves layer_norm out of its lists, and a bf16 input
+        # with fp32 weights fails there ("expected scalar type BFloat16 but found Float"); a no-op in fp32
+        logits = self.head_ln(nn.functional.gelu(self.head(x)).float()) @ self.wte.weight.T + self.bias
         return nn.functional.cross_entropy(logits.view(-1, logits.shape[-1]), labels.view(-1))
 
 
