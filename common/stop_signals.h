@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <string>
 
 namespace bb {
 
@@ -46,6 +47,11 @@ class StopSignalsBlocked {
 // 130, so that scripts and `experiment` never take an interrupted run for a finished one.
 struct Interrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
+  // A training run's: `saved` says where its checkpoint is ("checkpoint saved at step N in DIR"),
+  // the message adds the CLI's way to continue; Python gives its own (python/training.cpp).
+  Interrupted(const std::string& message, std::string saved_at)
+      : std::runtime_error(message), saved(std::move(saved_at)) {}
+  std::string saved;  // "" where the interruption is not one run's
 };
 
 }  // namespace bb

@@ -36,7 +36,8 @@ py::dict forms_of(const Rows& rows) {
 // the checkpoint is saved.
 template <typename Log>
 void run_in_process(const std::function<void(const std::function<void(const Log&)>&)>& body,
-                    const py::object& progress, const std::function<py::dict(const Log&)>& as_dict) {
+                    const py::object& progress, const std::function<py::dict(const Log&)>& as_dict,
+                    const std::string& to_continue) {
   // Declared before the GIL is released: destroyed holding it.
   std::optional<py::error_already_set> raised;
   auto on_step = [&](const EngineCall& call, const Log& s) {
@@ -57,10 +58,14 @@ void run_in_process(const std::function<void(const std::function<void(const Log&
     try {
       body([&](const Log& s) { on_step(call, s); });
     } catch (const Interrupted& e) {
-      fmt::print(stderr, "{}\n", e.what());  // where the checkpoint is and how to continue
+      // where the checkpoint is, and how to continue from Python (not the CLI's command line)
+      const std::string message =
+          e.saved.empty() ? std::string(e.what())
+                          : fmt::format("interrupted: {}; to continue, {}", e.saved, to_continue);
+      fmt::print(stderr, "{}\n", message);
       if (!raised) {
         training::stop_requested = false;
-        throw Error(e.what());
+        throw Error(message);
       }
     }
   }
@@ -73,7 +78,16 @@ void run_in_process(const std::function<void(const std::function<void(const Log&
 py::dict train_flag_forms() { return forms_of(train_flags()); }
 py::dict icl_train_flag_forms() { return forms_of(icl::train_flags()); }
 
+// A progress argument that is neither None nor callable: refused before any work (not after the
+// first step, with a checkpoint already written).
+static void check_progress(const py::object& progress, const char* function) {
+  if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
+    fail("{}: progress must be None or a callable taking a dict, got {}", function,
+         std::string(py::str(py::type::of(progress).attr("__name__"))));
+}
+
 void train(std::vector<std::string> args, const py::object& progress) {
+  check_progress(progress, "train");
   args.insert(args.begin(), "train");
   TrainArgs a;
   try {
@@ -88,10 +102,12 @@ void train(std::vector<std::string> args, const py::object& progress) {
         return py::dict(py::arg("step") = s.step, py::arg("steps") = steps,
                         py::arg("loss") = s.loss, py::arg("lr") = s.lr,
                         py::arg("grad_norm") = s.grad_norm, py::arg("tokens") = s.tokens);
-      });
+      },
+      "call train(...) again with the same arguments and resume=True");
 }
 
 void icl_train(const std::vector<std::string>& args, const py::object& progress) {
+  check_progress(progress, "icl_train");
   icl::TrainArgs a;
   try {
     a = icl::parse_train_args(args);
@@ -104,7 +120,8 @@ void icl_train(const std::vector<std::string>& args, const py::object& progress)
       progress, [steps](const icl::StepLog& s) {
         return py::dict(py::arg("step") = s.step, py::arg("steps") = steps,
                         py::arg("loss") = s.loss, py::arg("points") = s.points);
-      });
+      },
+      "call icl_train(...) again with the same arguments");
 }
 
 }  // namespace bb::python

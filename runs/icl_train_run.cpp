@@ -57,10 +57,12 @@ void run_icl_train(icl::TrainArgs a, const std::function<void(const icl::StepLog
                                           double(tokens) / progress.seconds()));
   });
   if (!a.quiet && !on_step) progress.finish();
-  if (icl::Trainer::stop_requested)
-    throw Interrupted(fmt::format("interrupted: checkpoint saved at step {} in {}; to continue, "
-                                  "run the same command again",
-                                  trainer.step(), out.string()));
+  if (icl::Trainer::stop_requested) {
+    const std::string saved =
+        fmt::format("checkpoint saved at step {} in {}", trainer.step(), out.string());
+    throw Interrupted(
+        fmt::format("interrupted: {}; to continue, run the same command again", saved), saved);
+  }
   if (!a.quiet)
     fmt::print(stderr, "trained {} steps ({} this run) -> {}\n", trainer.step(),
                trainer.step() - start, out.string());

@@ -163,9 +163,12 @@ void run_train(TrainArgs a, const DataParallel& parallel,
   });
   if (!a.quiet && !on_step) progress.finish();
   if (!lead) return;
-  if (Trainer::stop_requested)
-    throw Interrupted(fmt::format("interrupted: checkpoint saved at step {} in {}; to continue: {}",
-                                  trainer.step(), out.string(), resume_command()));
+  if (Trainer::stop_requested) {
+    const std::string saved =
+        fmt::format("checkpoint saved at step {} in {}", trainer.step(), out.string());
+    throw Interrupted(fmt::format("interrupted: {}; to continue: {}", saved, resume_command()),
+                      saved);
+  }
   if (!a.quiet)
     fmt::print(stderr, "trained {} steps ({} this run) -> {}\n", trainer.step(),
                trainer.step() - start, out.string());

@@ -63,3 +63,35 @@ def test_bad_flags_raise_the_cli_messages(tmp_path):
         babyberta.train(corpus=tmp_path / "missing.txt", out=tmp_path / "o", steps=5)
     with pytest.raises(TypeError):
         babyberta.train(corpus="c.txt", out=tmp_path / "o", resume="yes")
+
+
+def test_a_progress_that_is_not_callable_is_refused_before_any_work(model_dir, tmp_path):
+    corpus = model_dir.parent / "corpus.txt"
+    for train, more in ((babyberta.train, dict(corpus=corpus, vocab_size=400)),
+                        (babyberta.icl_train, dict(preset="icl-tiny"))):
+        out = tmp_path / train.__name__
+        with pytest.raises(babyberta.Error, match="progress must be None or a callable taking a "
+                                                  "dict, got int"):
+            train(progress=5, out=out, steps=4, **more)
+        assert not out.exists()  # nothing trained, no checkpoint written
+
+
+def test_an_interrupted_run_says_how_to_continue_from_python(model_dir, tmp_path, capfd):
+    corpus = model_dir.parent / "corpus.txt"
+
+    def stop(s):
+        if s["step"] == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        babyberta.train(progress=stop, corpus=corpus, out=tmp_path / "r", preset="tiny", steps=6,
+                        vocab_size=400, eval_every=3, dev_batches=2)
+    err = capfd.readouterr().err
+    assert "interrupted: checkpoint saved at step 2 in" in err, err
+    assert "to continue, call train(...) again with the same arguments and resume=True" in err, err
+    assert "--resume" not in err, err
+    with pytest.raises(KeyboardInterrupt):
+        babyberta.icl_train(progress=stop, out=tmp_path / "i", preset="icl-tiny", steps=6,
+                            checkpoint_every=3, quiet=True)
+    err = capfd.readouterr().err
+    assert "to continue, call icl_train(...) again with the same arguments" in err, err
