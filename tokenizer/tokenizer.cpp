@@ -135,6 +135,12 @@ Tokenizer Tokenizer::load(const fs::path& dir) {
            "from `tokenizer train` or a model directory)", dir.string());
   BB_CHECK(has_settings, "{}: tokenizer.model without tokenizer.json or config.json \"tokenizer\" "
            "(a half-written tokenizer: delete it and train the tokenizer again)", dir.string());
+  // `export`'s HF folder: tokenizer.json in HF's format beside tokenizer_config.json, and no
+  // SentencePiece model (what this toolkit tokenizes with).
+  BB_CHECK(has_model || !fs::exists(dir / "tokenizer_config.json"),
+           "{}: an exported HuggingFace folder (HF's tokenizer.json, no tokenizer.model): load the "
+           "run directory it was exported from (`info` reads this folder; transformers loads it)",
+           dir.string());
   BB_CHECK(has_model, "{}: tokenizer.json without tokenizer.model (a half-written tokenizer: "
            "train it again)", dir.string());
   const json settings = in_config ? config["tokenizer"] : read_json(settings_file);

@@ -160,3 +160,10 @@ def test_load_refuses_a_model_of_another_kind(binary, tmp_path):
         babyberta.load(out)
     with pytest.raises(babyberta.Error, match=r"^probe: .* is an icl-gpt2 model"):
         babyberta.probe(str(out), str(tmp_path))
+
+
+def test_an_exported_folder_is_refused_saying_what_it_is(model_dir, binary, tmp_path):
+    subprocess.run([binary, "export", "--model", str(model_dir), "--out", str(tmp_path / "hf")],
+                   check=True, capture_output=True)
+    with pytest.raises(babyberta.Error, match="an exported HuggingFace folder"):
+        babyberta.load(tmp_path / "hf")

@@ -26,3 +26,8 @@ check "softmax-t: auto_map, model_type babyberta and the two Python files" bash 
 check "softmax: a plain RobertaForMaskedLM folder, no Python files" bash -c \
   "grep -q '\"model_type\": \"roberta\"' '$WORK/hf/config.json' && ! test -e '$WORK/hf/modeling_babyberta.py'"
 expect_ok "info reads an exported folder back" "$BB" info --model hf-t
+expect_fail "probe on an exported folder says what it is and what to load instead" \
+  "hf: an exported HuggingFace folder \(HF's tokenizer.json, no tokenizer.model\): load the run directory it was exported from" \
+  "$BB" probe --model hf --suite suite --out hf-probe.json
+expect_fail "score on an exported folder, the same" "hf: an exported HuggingFace folder" \
+  bash -c "echo 'the dog .' | '$BB' score --model hf"
