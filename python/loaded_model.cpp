@@ -26,6 +26,8 @@ const fs::path& loadable(const fs::path& dir) {
 
 // The device after setting the thread count the scorer's replicas are sized for.
 Device prepared_device(const std::string& device, int threads) {
+  BB_CHECK(threads >= 1 && threads <= 1024,
+           "threads: expected a whole number in [1, 1024] (as --threads), got {}", threads);
   set_threads(threads);
   return usable_device(device);
 }

@@ -17,7 +17,7 @@ namespace bb::python {
 
 class LoadedModel {
  public:
-  // `threads`: compute threads for this model's calls (<= 0: every core), as the CLI's --threads.
+  // `threads`: compute threads for this model's calls, in [1, 1024] as the CLI's --threads.
   // `precision`: fp32 or bf16 (--precision; bf16 checks the machine first).
   LoadedModel(const std::filesystem::path& dir, const std::string& device, int threads,
               const std::string& precision = "fp32");

@@ -11,13 +11,13 @@ sum_ce or mean_ce, lower is better: sum_ce = -sequence_score(..., "holistic", "s
 0.2.0 holistic with a string reduction returned the cross-entropy (CHANGELOG.md). Engine errors
 raise babyberta.Error with the CLI's one-line message.
 """
-import csv
-import difflib
-import json
-import os
-import pathlib
-import tempfile
-import warnings
+import csv as _csv
+import difflib as _difflib
+import json as _json
+import os as _os
+import pathlib as _pathlib
+import tempfile as _tempfile
+import warnings as _warnings
 
 from . import _babyberta as _engine
 from ._babyberta import Error, __version__, blas_info
@@ -34,10 +34,10 @@ def _check_kernels():
     blas_info()["provenance"] is the same."""
     info = blas_info()
     if info["unsupported"]:
-        warnings.warn(f"babyberta: {info['unsupported']}", RuntimeWarning, stacklevel=3)
-    elif not info["full_width"] and "OPENBLAS_CORETYPE" not in os.environ:
+        _warnings.warn(f"babyberta: {info['unsupported']}", RuntimeWarning, stacklevel=3)
+    elif not info["full_width"] and "OPENBLAS_CORETYPE" not in _os.environ:
         # The CLI would re-execute itself with OPENBLAS_CORETYPE=widest_core here.
-        warnings.warn("babyberta: OpenBLAS chose narrower kernels than this CPU supports "
+        _warnings.warn("babyberta: OpenBLAS chose narrower kernels than this CPU supports "
                       f"({info['provenance']}); the CLI would run {info['widest_core']}'s, so "
                       "training's results equal the CLI's bit for bit only if Python is started "
                       f"with OPENBLAS_CORETYPE={info['widest_core']} (scoring matches either way)",
@@ -62,6 +62,12 @@ class Model:
 
     def __init__(self, engine):
         self._engine = engine
+
+    def __repr__(self):
+        return (f"babyberta.Model({str(self.path)!r}, attention={self.attention_function!r}, "
+                f"{self.config.get('num_hidden_layers')} layers, "
+                f"{self.config.get('num_attention_heads')} heads, "
+                f"hidden {self.config.get('hidden_size')}, threads={self._engine.threads})")
 
     @property
     def path(self):
@@ -143,18 +149,18 @@ def probe(model, suite, method="holistic", reduction=None, tie_rule="half",
     model_dir = model.path if isinstance(model, Model) else model
     if threads is None:
         threads = model._engine.threads if isinstance(model, Model) else 1
-    suites = [str(suite)] if isinstance(suite, (str, os.PathLike)) else [str(s) for s in suite]
-    with tempfile.TemporaryDirectory() as scratch:
-        target = pathlib.Path(out) if out is not None else pathlib.Path(scratch) / "probe.json"
+    suites = [str(suite)] if isinstance(suite, (str, _os.PathLike)) else [str(s) for s in suite]
+    with _tempfile.TemporaryDirectory() as scratch:
+        target = _pathlib.Path(out) if out is not None else _pathlib.Path(scratch) / "probe.json"
         notes = _engine.probe(str(model_dir), suites, str(target), method, reduction or "",
                               tie_rule, pairs_per_paradigm or 0, threads, device, header,
                               precision)
         for note in notes:
-            warnings.warn(f"babyberta: {note}", UserWarning, stacklevel=2)
-        result = json.loads(target.read_text())
+            _warnings.warn(f"babyberta: {note}", UserWarning, stacklevel=2)
+        result = _json.loads(target.read_text())
         result["notes"] = notes
         pairs = target.with_name(target.stem + ".pairs.jsonl")
-        result["pairs"] = [json.loads(line) for line in pairs.read_text().splitlines() if line]
+        result["pairs"] = [_json.loads(line) for line in pairs.read_text().splitlines() if line]
     return result
 
 
@@ -176,12 +182,12 @@ def compare(results, out=None, baseline="softmax", bootstrap=1000, primary=()):
     phenomena, paradigms), tested together in findings.md."""
     if isinstance(primary, str):
         primary = [primary]
-    paths = [str(results)] if isinstance(results, (str, os.PathLike)) else [str(r) for r in results]
-    with tempfile.TemporaryDirectory() as scratch:
-        target = pathlib.Path(out) if out is not None else pathlib.Path(scratch)
+    paths = [str(results)] if isinstance(results, (str, _os.PathLike)) else [str(r) for r in results]
+    with _tempfile.TemporaryDirectory() as scratch:
+        target = _pathlib.Path(out) if out is not None else _pathlib.Path(scratch)
         _engine.compare(paths, str(target), baseline, bootstrap, list(primary))
         with open(target / "report.csv", newline="") as f:
-            rows = list(csv.DictReader(f))
+            rows = list(_csv.DictReader(f))
     return [{k: None if v in (None, "") else _number(v) for k, v in row.items()} for row in rows]
 
 
@@ -194,16 +200,16 @@ def saturation(models=(), suite=None, scales=None, boosts=None, sentences=500, s
     function ("softmax,ssa" or a list; default every function) instead of models. scales and
     boosts: the magnifications and boosts (default the command's). out: where to write the
     command's files (default: nowhere)."""
-    if isinstance(models, (Model, str, os.PathLike)):
+    if isinstance(models, (Model, str, _os.PathLike)):
         models = [models]
     dirs = [str(m.path if isinstance(m, Model) else m) for m in models]
     if not isinstance(attention, (str, type(None))):
         attention = ",".join(attention)
-    with tempfile.TemporaryDirectory() as scratch:
-        target = pathlib.Path(out) if out is not None else pathlib.Path(scratch)
+    with _tempfile.TemporaryDirectory() as scratch:
+        target = _pathlib.Path(out) if out is not None else _pathlib.Path(scratch)
         _engine.saturation(dirs, str(suite or ""), str(target), scales, boosts, sentences, seed,
                            analytic, attention or "", length, sigmas or "", points, threads, device)
-        return json.loads((target / "saturation.json").read_text())
+        return _json.loads((target / "saturation.json").read_text())
 
 
 def _flag_args(command, forms, flags):
@@ -215,7 +221,7 @@ def _flag_args(command, forms, flags):
         flag = "--" + name.replace("_", "-")
         form = forms.get(flag)
         if form is None:
-            close = difflib.get_close_matches(flag, list(forms), n=1)
+            close = _difflib.get_close_matches(flag, list(forms), n=1)
             hint = f" (did you mean {close[0][2:].replace('-', '_')}?)" if close else ""
             raise Error(f"{command}: unknown keyword argument '{name}'{hint}")
         if form != "value":
@@ -244,7 +250,7 @@ def train(progress=None, **flags):
     raised by `progress`, stops the run with a checkpoint saved and is then raised; the same call
     with resume=True continues it bit for bit. Returns the run directory."""
     _engine.train(_flag_args("train", _engine.train_flag_forms(), flags), progress)
-    return pathlib.Path(flags["out"])
+    return _pathlib.Path(flags["out"])
 
 
 def icl_train(progress=None, **flags):
@@ -255,4 +261,4 @@ def icl_train(progress=None, **flags):
     it bit for bit; Ctrl-C (KeyboardInterrupt), or an exception raised by `progress`, stops the
     run with a checkpoint saved and is then raised. Returns the run directory."""
     _engine.icl_train(_flag_args("icl_train", _engine.icl_train_flag_forms(), flags), progress)
-    return pathlib.Path(flags["out"])
+    return _pathlib.Path(flags["out"])

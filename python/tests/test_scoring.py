@@ -167,3 +167,15 @@ def test_an_exported_folder_is_refused_saying_what_it_is(model_dir, binary, tmp_
                    check=True, capture_output=True)
     with pytest.raises(babyberta.Error, match="an exported HuggingFace folder"):
         babyberta.load(tmp_path / "hf")
+
+
+def test_the_namespace_repr_and_threads_are_pythonic(model_dir):
+    public = {n for n in dir(babyberta) if not n.startswith("_")}
+    assert public == {"Error", "Model", "blas_info", "compare", "icl_train", "load", "probe",
+                      "saturation", "train"}, public  # no csv, difflib, json, os, ...
+    assert babyberta.__version__
+    m = babyberta.load(model_dir, threads=1)
+    r = repr(m)
+    assert r.startswith("babyberta.Model(") and "attention='ssa'" in r and "layers" in r, r
+    with pytest.raises(babyberta.Error, match=r"threads: expected a whole number in \[1, 1024\]"):
+        babyberta.load(model_dir, threads=0)
