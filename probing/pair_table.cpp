@@ -215,17 +215,22 @@ PairTable read_pair_table(const std::filesystem::path& file, const std::string& 
     t.header = rows[0].fields;
     t.note = header_note(name, rows[0], *named);
   }
-  const char* sep = csv ? "<COMMA>" : "<TAB>";
+  const char* sep = csv ? "," : "<TAB>";
   std::map<std::string, int> counts;
   for (size_t r = named ? 1 : 0; r < rows.size(); ++r) {
     const std::vector<std::string>& f = rows[r].fields;
     const std::string where = fmt::format("{}:{}", name, rows[r].line);
+    // a .csv whose fields are tab-separated: one field holding tabs
+    const std::string tabs_hint =
+        csv && f.size() == 1 && f[0].find('\t') != std::string::npos
+            ? "; the line has tabs: name a tab-separated file .tsv"
+            : "";
     if (named)
-      BB_CHECK(f.size() == t.header.size(), "{}: {} fields, expected {} as in the header (line {})",
-               where, f.size(), t.header.size(), rows[0].line);
+      BB_CHECK(f.size() == t.header.size(), "{}: {} fields, expected {} as in the header (line {}){}",
+               where, f.size(), t.header.size(), rows[0].line, tabs_hint);
     else
       BB_CHECK(f.size() == 2 || f.size() == 3, "{}: {} fields, expected good{}bad[{}paradigm] (or "
-               "a header row naming the columns)", where, f.size(), sep, sep);
+               "a header row naming the columns){}", where, f.size(), sep, sep, tabs_hint);
     // Field index of each column (-1: absent).
     auto at = [&](Column c, int positional) {
       if (!named) return positional < int(f.size()) ? positional : -1;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -83,6 +84,26 @@ void prepare_run(TrainArgs& a, const DataParallel& parallel, PreparedRun& p) {
   }
 }
 
+// Removes `dir` when destroyed by an exception before disarm() (a failed start of a new run).
+class RemoveIfStartFails {
+ public:
+  RemoveIfStartFails(fs::path dir, bool armed)
+      : dir_(std::move(dir)), armed_(armed), exceptions_(std::uncaught_exceptions()) {}
+  ~RemoveIfStartFails() {
+    if (!armed_ || std::uncaught_exceptions() <= exceptions_) return;
+    std::error_code ec;
+    fs::remove_all(dir_, ec);  // best effort: the error being raised is the one to report
+  }
+  RemoveIfStartFails(const RemoveIfStartFails&) = delete;
+  RemoveIfStartFails& operator=(const RemoveIfStartFails&) = delete;
+  void disarm() { armed_ = false; }
+
+ private:
+  fs::path dir_;
+  bool armed_;
+  int exceptions_;
+};
+
 // run.json's record of this session: where the run continues from and what computes it.
 void record_session(const TrainArgs& a, int64_t start, const std::string& kernels, int ranks) {
   const fs::path out = a.out;
@@ -115,6 +136,10 @@ void run_train(TrainArgs a, const DataParallel& parallel,
   const fs::path out = a.out;
   const bool lead = parallel.rank == 0;
   if (!lead) a.quiet = true;
+  // A start that fails before training (a bad corpus, a tokenizer that does not fit) leaves no
+  // run directory behind when this start created it; declared before the lock, so that the lock
+  // is released first.
+  RemoveIfStartFails created(out, lead && !fs::exists(out));
   std::optional<DirLock> lock;
   if (lead) {
     lock.emplace(out);  // one process per run directory
@@ -153,6 +178,7 @@ void run_train(TrainArgs a, const DataParallel& parallel,
   Progress progress(a.steps, "steps", std::max<int64_t>(1, a.eval_every / 10), start);
   MetricsLog metrics(a, trainer, data.dev_batches.get(), progress);
   if (lead) record_session(a, start, device == Device::cpu ? blas : "cuBLAS", ranks);
+  created.disarm();  // training begins: from here a failure keeps its checkpoints
   trainer.run([&](const StepLog& s) {
     if (!lead) return;  // rank 0 evaluates, probes and logs while the others wait for its step
     metrics.on_step(s);

@@ -202,7 +202,14 @@ TEST_CASE("CSV: RFC 4180 quoting, CRLF, a byte-order mark, a header, and errors 
                        doctest::Contains("t.csv:1: text after a closing quote"), Error);
   write_file_atomic(d.path / "one.csv", "a b .\n");
   CHECK_THROWS_WITH_AS(load_suite(d.path / "one.csv"),
-                       doctest::Contains("one.csv:1: 1 fields, expected good<COMMA>bad"), Error);
+                       doctest::Contains("one.csv:1: 1 fields, expected good,bad[,paradigm]"), Error);
+  // a tab-separated file named .csv: the fix said
+  write_file_atomic(d.path / "tabs.csv", "a b .\ta c .\n");
+  CHECK_THROWS_WITH_AS(load_suite(d.path / "tabs.csv"),
+                       doctest::Contains("tabs.csv:1: 1 fields, expected good,bad[,paradigm] (or a "
+                                         "header row naming the columns); the line has tabs: name "
+                                         "a tab-separated file .tsv"),
+                       Error);
   // A directory picks up .csv files too.
   fs::create_directory(d.path / "dir");
   write_file_atomic(d.path / "dir" / "agr-x.csv", "a b .,a c .\n");

@@ -2,6 +2,11 @@
 fixtures
 expect_fail "train: missing corpus" "no-such-corpus.txt" \
   "$BB" train --corpus no-such-corpus.txt --out m --preset tiny --steps 1
+check "train: a failed start leaves no run directory behind (not even its .lock)" test ! -e m
+mkdir -p kept-dir
+expect_fail "train: missing corpus into a directory that existed" "no-such-corpus.txt" \
+  "$BB" train --corpus no-such-corpus.txt --out kept-dir --preset tiny --steps 1
+check "train: ... which stays" test -d kept-dir
 expect_fail "probe: missing model directory" "no-such-model" \
   "$BB" probe --model no-such-model --suite suite --out r.json
 expect_fail "unknown flag gets a suggestion" "--attention" \
