@@ -117,7 +117,7 @@ int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>&
     const double norm = opt_.grad_norm();
     ++state_.step;
     // on_step first, so that the metrics line it adds is written with this step's checkpoint.
-    if (on_step) on_step({state_.step, loss, lr, norm, tokens});
+    if (on_step) on_step({state_.step, loss, lr, norm, tokens, elapsed()});
     const bool periodic = opts_.checkpoint_every > 0 && state_.step % opts_.checkpoint_every == 0;
     // A wsd run also saves where its decay begins: what an extension resumes from.
     const bool decay_begins = opt_.options().schedule == Schedule::wsd &&

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <limits>
 
 #include "backend/step_graphs.h"
 #include "encoder/batch.h"
@@ -50,6 +51,9 @@ struct StepLog {
   int64_t step;  // updates done
   double loss, lr, grad_norm;
   int tokens;    // non-pad tokens in the batch
+  double elapsed_s = 0;  // seconds trained over all sessions (Trainer::elapsed)
+  // the dev loss where the step was evaluated, filled by the run (runs/train_run); NaN elsewhere
+  double dev_loss = std::numeric_limits<double>::quiet_NaN();
 };
 
 class Trainer {

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <cmath>
 #include <functional>
 #include <optional>
 
@@ -101,7 +102,10 @@ void train(std::vector<std::string> args, const py::object& progress) {
       progress, [steps](const StepLog& s) {
         return py::dict(py::arg("step") = s.step, py::arg("steps") = steps,
                         py::arg("loss") = s.loss, py::arg("lr") = s.lr,
-                        py::arg("grad_norm") = s.grad_norm, py::arg("tokens") = s.tokens);
+                        py::arg("grad_norm") = s.grad_norm, py::arg("tokens") = s.tokens,
+                        py::arg("elapsed_s") = s.elapsed_s,
+                        py::arg("dev_loss") = std::isnan(s.dev_loss) ? py::object(py::none())
+                                                                     : py::object(py::float_(s.dev_loss)));
       },
       "call train(...) again with the same arguments and resume=True");
 }

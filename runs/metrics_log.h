@@ -3,6 +3,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <limits>
+
 #include "corpora/mlm_batches.h"
 #include "encoder/trainer.h"
 #include "runs/progress.h"
@@ -38,6 +40,7 @@ class MetricsLog {
     if (dev_) {
       const double dl = dev_loss(trainer_.model(), *dev_, a_.dev_batches);
       line["dev_loss"] = dl;
+      last_step_ = s.step, last_dev_loss_ = dl;
       if (!a_.quiet) progress_.note(fmt::format("step {}: dev loss {:.4f}", s.step, dl));
     }
     if (a_.probe_every > 0 && s.step % a_.probe_every == 0) probe(s.step, line);
@@ -46,6 +49,10 @@ class MetricsLog {
     trainer_.set_window({{"loss_sum", 0.0}, {"loss_n", 0}});
   }
   double tokens() const { return double(tokens_); }
+  // The dev loss of the last metrics line when it is step `step`'s (NaN: none at that step).
+  double dev_loss_at(int64_t step) const {
+    return last_step_ == step ? last_dev_loss_ : std::numeric_limits<double>::quiet_NaN();
+  }
 
  private:
   // Probes this step's model (saved first) into DIR/probes/step-N.json; its accuracies into `line`.
@@ -57,6 +64,8 @@ class MetricsLog {
   Progress& progress_;
   double loss_sum_ = 0;
   int64_t loss_n_ = 0, tokens_ = 0;
+  int64_t last_step_ = -1;  // the step of the last dev loss, which is last_dev_loss_
+  double last_dev_loss_ = 0;
 };
 
 }  // namespace bb

@@ -182,7 +182,11 @@ void run_train(TrainArgs a, const DataParallel& parallel,
   trainer.run([&](const StepLog& s) {
     if (!lead) return;  // rank 0 evaluates, probes and logs while the others wait for its step
     metrics.on_step(s);
-    if (on_step) on_step(s);
+    if (on_step) {
+      StepLog with_dev = s;
+      with_dev.dev_loss = metrics.dev_loss_at(s.step);
+      on_step(with_dev);
+    }
     else if (!a.quiet)
       progress.update(s.step, fmt::format("loss {:.3f} lr {:.2e} {:.0f} tok/s", s.loss, s.lr,
                                           metrics.tokens() / progress.seconds()));

@@ -246,7 +246,8 @@ def train(progress=None, **flags):
     """Trains as `babyberta train` does, in this process, with its flags as keyword arguments
     (corpus=..., out=..., attention="ssa", preset="small", steps=..., resume=True, ...).
     progress: None (the CLI's progress line on stderr) or a callable given a dict (step, steps,
-    loss, lr, grad_norm, tokens) after every update. Ctrl-C (KeyboardInterrupt), or an exception
+    loss, lr, grad_norm, tokens, elapsed_s: seconds trained over all sessions, dev_loss: at the
+    steps with a metrics line, else None) after every update. Ctrl-C (KeyboardInterrupt), or an exception
     raised by `progress`, stops the run with a checkpoint saved and is then raised; the same call
     with resume=True continues it bit for bit. Returns the run directory."""
     _engine.train(_flag_args("train", _engine.train_flag_forms(), flags), progress)

@@ -1,5 +1,6 @@
 """babyberta.train: the CLI's run in-process (the same bits), its flags as keyword arguments, a
 progress callback, and Ctrl-C saving a checkpoint that resume=True continues bit for bit."""
+import json
 import os
 import signal
 
@@ -95,3 +96,16 @@ def test_an_interrupted_run_says_how_to_continue_from_python(model_dir, tmp_path
                             checkpoint_every=3, quiet=True)
     err = capfd.readouterr().err
     assert "to continue, call icl_train(...) again with the same arguments" in err, err
+
+
+def test_the_progress_dict_has_the_dev_loss_and_elapsed_seconds(model_dir, tmp_path):
+    corpus = model_dir.parent / "corpus.txt"
+    seen = []
+    babyberta.train(progress=seen.append, corpus=corpus, out=tmp_path / "p", preset="tiny",
+                    steps=6, vocab_size=400, eval_every=3, dev_batches=2)
+    assert [s["step"] for s in seen] == list(range(1, 7))
+    dev = [s["dev_loss"] for s in seen]
+    assert dev[0] is None and dev[1] is None and dev[3] is None and dev[4] is None
+    metrics = [json.loads(line) for line in (tmp_path / "p" / "metrics.jsonl").read_text().splitlines()]
+    assert [dev[2], dev[5]] == [m["dev_loss"] for m in metrics]  # the metrics lines' values
+    assert 0 < seen[0]["elapsed_s"] <= seen[-1]["elapsed_s"]
