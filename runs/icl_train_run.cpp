@@ -5,14 +5,13 @@
 #include <filesystem>
 
 #include "backend/device.h"
-#include "backend/kernel_choice.h"
 #include "backend/precision.h"
 #include "backend/threads.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
-#include "common/files.h"
 #include "common/flag_names.h"
 #include "common/stop_signals.h"
+#include "runs/run_directory.h"
 #include "training/run_record.h"
 #include "runs/progress.h"
 
@@ -38,11 +37,7 @@ void run_icl_train(icl::TrainArgs a, const std::function<void(const icl::StepLog
   const int64_t start = trainer.step();
   // run.json's record of this session: what computes this part of the run (warned of where it
   // differs from the last session's)
-  nlohmann::ordered_json session{
-      {"from_step", start}, {"threads", a.threads}, {"device", a.device},
-      {"blas", device == Device::cpu ? blas_provenance() : std::string("cuBLAS")}};
-  if (a.s.precision != "fp32") session["precision"] = a.s.precision, session["kernel"] = bf16_kernel();
-  record_run_session(out, session);
+  record_run_session(out, session_entry(start, a.threads, a.device, device, a.s.precision));
   if (!a.quiet)
     fmt::print(stderr, "icl train: {} on {}, {} parameters, {} -> {}{}\n", cfg.label(), a.task,
                trainer.model().layout().total, device_label(device), out.string(),

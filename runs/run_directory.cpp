@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include "backend/kernel_choice.h"
+#include "backend/precision.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/flag_names.h"
@@ -44,6 +46,14 @@ void check_run_directory(const TrainArgs& a, const ojson& settings) {
                "train with --schedule wsd --decay-steps D or --schedule constant, whose runs "
                "--extend-to N extends"
              : "; to make it longer give the original --steps and --extend-to N");
+}
+
+nlohmann::ordered_json session_entry(int64_t from_step, int threads, const std::string& device_flag,
+                                     Device device, const std::string& precision) {
+  ojson session{{"from_step", from_step}, {"threads", threads}, {"device", device_flag},
+                {"blas", device == Device::cpu ? blas_provenance() : std::string("cuBLAS")}};
+  if (precision != "fp32") session["precision"] = precision, session["kernel"] = bf16_kernel();
+  return session;
 }
 
 std::string resume_command() {

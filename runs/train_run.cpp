@@ -105,14 +105,12 @@ class RemoveIfStartFails {
 };
 
 // run.json's record of this session: where the run continues from and what computes it.
-void record_session(const TrainArgs& a, int64_t start, const std::string& kernels, int ranks) {
+void record_session(const TrainArgs& a, int64_t start, Device device, int ranks) {
   const fs::path out = a.out;
   if (!fs::exists(out / "run.json")) return;
-  nlohmann::ordered_json session{{"from_step", start}, {"threads", a.threads},
-                                 {"device", a.device}, {"blas", kernels},
-                                 {"corpus", fs::absolute(a.corpus).string()}};
+  nlohmann::ordered_json session = session_entry(start, a.threads, a.device, device, a.precision);
+  session["corpus"] = fs::absolute(a.corpus).string();
   if (ranks > 1) session["ranks"] = ranks;
-  if (a.precision != "fp32") session["precision"] = a.precision, session["kernel"] = bf16_kernel();
   record_run_session(out, session);  // warns where kernels or threads changed
 }
 
@@ -177,7 +175,7 @@ void run_train(TrainArgs a, const DataParallel& parallel,
   if (a.resume && !a.quiet) fmt::print(stderr, "resuming from step {}\n", start);
   Progress progress(a.steps, "steps", std::max<int64_t>(1, a.eval_every / 10), start);
   MetricsLog metrics(a, trainer, data.dev_batches.get(), progress);
-  if (lead) record_session(a, start, device == Device::cpu ? blas : "cuBLAS", ranks);
+  if (lead) record_session(a, start, device, ranks);
   created.disarm();  // training begins: from here a failure keeps its checkpoints
   trainer.run([&](const StepLog& s) {
     if (!lead) return;  // rank 0 evaluates, probes and logs while the others wait for its step

@@ -6,12 +6,11 @@
 #include "common/error.h"
 
 #ifdef BABYBERTA_HAVE_ONEDNN
-#include <omp.h>
-
 #include <map>
 #include <mutex>
-#include <oneapi/dnnl/dnnl.hpp>
 #include <tuple>
+
+#include "backend/cpu/onednn_context.h"
 #endif
 
 namespace bb::cpu {
@@ -21,16 +20,6 @@ namespace bb::cpu {
 namespace {
 
 using dnnl::memory;
-
-const dnnl::engine& engine() {
-  static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-dnnl::stream& thread_stream() {
-  thread_local dnnl::stream stream(engine());
-  return stream;
-}
 
 // A (rows, cols) matrix of `type` in a row-major buffer with leading dimension ld, or, transposed,
 // the (rows, cols) view of a row-major (cols, rows) buffer.
@@ -50,7 +39,7 @@ dnnl::matmul::primitive_desc plan(bool ta, bool tb, int M, int N, int K, int lda
   return {dnnl::matmul::desc(view(M, K, lda, ta, memory::data_type::bf16),
                              view(K, N, ldb, tb, memory::data_type::bf16),
                              view(M, N, ldc, false, memory::data_type::f32)),
-          attr, engine()};
+          attr, cpu_engine()};
 }
 
 struct Kernel {
@@ -58,9 +47,6 @@ struct Kernel {
   memory::desc a, b, c;
 };
 using Key = std::tuple<bool, bool, int, int, int, int, int, int, bool, int>;
-
-// The threads oneDNN will use where it runs now (one inside our parallel regions).
-int threads_here() { return omp_in_parallel() ? 1 : omp_get_max_threads(); }
 
 const Kernel& kernel(const Key& key) {
   static std::mutex mutex;
@@ -94,9 +80,9 @@ void gemm_bf16(bool ta, bool tb, int M, int N, int K, const uint16_t* A, int lda
   try {
     const Kernel& k = kernel({ta, tb, M, N, K, lda, ldb, ldc, accumulate, threads_here()});
     // oneDNN takes non-const handles; it only reads A and B.
-    memory a(k.a, engine(), const_cast<uint16_t*>(A));
-    memory b(k.b, engine(), const_cast<uint16_t*>(B));
-    memory c(k.c, engine(), C);
+    memory a(k.a, cpu_engine(), const_cast<uint16_t*>(A));
+    memory b(k.b, cpu_engine(), const_cast<uint16_t*>(B));
+    memory c(k.c, cpu_engine(), C);
     k.matmul.execute(thread_stream(), {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
     thread_stream().wait();
   } catch (const dnnl::error& e) {

@@ -6,11 +6,10 @@
 #include "common/error.h"
 
 #ifdef BABYBERTA_HAVE_ONEDNN
-#include <omp.h>
-
-#include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 #include <vector>
+
+#include "backend/cpu/onednn_context.h"
 #endif
 
 namespace bb::cpu {
@@ -21,16 +20,6 @@ namespace {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
-
-const dnnl::engine& cpu_engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-dnnl::stream& thread_stream() {
-  thread_local dnnl::stream stream(cpu_engine());
-  return stream;
-}
 
 // A (rows, cols) matrix: Tag::ab is row-major; Tag::ba is a (rows, cols) view of a row-major
 // (cols, rows) buffer, i.e. W^T read in place; Tag::any lets oneDNN choose (its blocked layout).
@@ -47,9 +36,6 @@ dnnl::matmul::primitive_desc plan(int N, int in, int out, bool bf16) {
                              matrix(1, out, Tag::ab), matrix(N, out, Tag::ab)),
           cpu_engine()};
 }
-
-// The threads oneDNN will use where it runs now (one inside our parallel regions).
-int threads_here() { return omp_in_parallel() ? 1 : omp_get_max_threads(); }
 
 }  // namespace
 

@@ -101,24 +101,9 @@ void linear_forward(T* y, const T* x, const T* W, const T* bias, int N, int in, 
   gemm<T>(false, true, N, out, in, T(1), x, in, W, in, T(1), y, out);
 }
 
+// dbias += column sums of dy: column blocks in parallel, rows in fixed order (deterministic).
 template <typename T>
-void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
-                     int out) {
-  bool done = false;
-  if constexpr (std::is_same_v<T, float>) {
-    if (const uint16_t* Wb = bf16_weight(W)) {
-      const uint16_t* dyb = bf16_scratch(0, dy, int64_t(N) * out);
-      if (dx) gemm_bf16(false, false, N, in, out, dyb, out, Wb, in, false, dx, in);  // (N,in)
-      gemm_bf16(true, false, out, in, N, dyb, out, bf16_scratch(1, x, int64_t(N) * in), in, true,
-                dW, in);  // (out,in)
-      done = true;
-    }
-  }
-  if (!done) {
-    if (dx) gemm<T>(false, false, N, in, out, T(1), dy, out, W, in, T(0), dx, in);  // (N,in)
-    gemm<T>(true, false, out, in, N, T(1), dy, out, x, in, T(1), dW, in);            // (out,in)
-  }
-  // dbias += column sums of dy: column blocks in parallel, rows in fixed order (deterministic).
+static void add_column_sums(T* dbias, const T* dy, int N, int out) {
 #pragma omp parallel for schedule(static) if (int64_t(N) * out > kParallelMin)
   for (int o0 = 0; o0 < out; o0 += kColumnBlock) {
     const int o1 = std::min(out, o0 + kColumnBlock);
@@ -127,6 +112,23 @@ void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W
       for (int o = o0; o < o1; ++o) dbias[o] += row[o];
     }
   }
+}
+
+template <typename T>
+void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
+                     int out) {
+  add_column_sums(dbias, dy, N, out);  // fp32 in either precision
+  if constexpr (std::is_same_v<T, float>) {
+    if (const uint16_t* Wb = bf16_weight(W)) {
+      const uint16_t* dyb = bf16_scratch(0, dy, int64_t(N) * out);
+      if (dx) gemm_bf16(false, false, N, in, out, dyb, out, Wb, in, false, dx, in);  // (N,in)
+      gemm_bf16(true, false, out, in, N, dyb, out, bf16_scratch(1, x, int64_t(N) * in), in, true,
+                dW, in);  // (out,in)
+      return;
+    }
+  }
+  if (dx) gemm<T>(false, false, N, in, out, T(1), dy, out, W, in, T(0), dx, in);  // (N,in)
+  gemm<T>(true, false, out, in, N, T(1), dy, out, x, in, T(1), dW, in);            // (out,in)
 }
 
 template void linear_forward<float>(float*, const float*, const float*, const float*, int, int, int);
