@@ -35,6 +35,7 @@ void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, 
 template <typename T>
 void linear_forward(T* y, const T* x, const T* W, const T* bias, int N, int in, int out);
 // dx(N,in) = dy W (skipped when dx is null); dW(out,in) += dy^T x; dbias(out) += sum_n dy
+// (skipped when dbias is null: a layer without bias)
 template <typename T>
 void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
                      int out);

@@ -3,29 +3,42 @@
 
 namespace bb::blocks {
 
+namespace {
+// A function value's tensor name (the table's raw or effective name) inside the layer.
+std::string value_name(const CausalBlockSpec& s, std::string_view table_name) {
+  constexpr std::string_view kTableScope = "attention.self.";
+  if (s.head_value_prefix.empty() || !table_name.starts_with(kTableScope))
+    return std::string(table_name);
+  return s.head_value_prefix + std::string(table_name.substr(kTableScope.size()));
+}
+}  // namespace
+
 std::vector<BlockTensor> causal_block_tensors(const CausalBlockSpec& s) {
   const int64_t C = s.hidden, F = s.ffn, H = s.heads;
   std::vector<BlockTensor> t;
   if (s.mlp) {
-    t.push_back({"ln_1.weight", {C}, Init::ones});
-    t.push_back({"ln_1.bias", {C}, Init::zeros});
+    t.push_back({"ln_1.weight", {C}, Init::ones, ""});
+    t.push_back({"ln_1.bias", {C}, Init::zeros, ""});
   }
-  t.push_back({"attn.c_attn.weight", {3 * C, C}, Init::normal});
-  t.push_back({"attn.c_attn.bias", {3 * C}, Init::zeros});
-  t.push_back({"attn.c_proj.weight", {C, C}, Init::normal_residual});
-  t.push_back({"attn.c_proj.bias", {C}, Init::zeros});
+  t.push_back({"attn.c_attn.weight", {3 * C, C}, Init::normal, ""});
+  t.push_back({"attn.c_attn.bias", {3 * C}, Init::zeros, ""});
+  t.push_back({"attn.c_proj.weight", {C, C}, Init::normal_residual, ""});
+  t.push_back({"attn.c_proj.bias", {C}, Init::zeros, ""});
   if (s.mlp) {
-    t.push_back({"ln_2.weight", {C}, Init::ones});
-    t.push_back({"ln_2.bias", {C}, Init::zeros});
-    t.push_back({"mlp.c_fc.weight", {F, C}, Init::normal});
-    t.push_back({"mlp.c_fc.bias", {F}, Init::zeros});
-    t.push_back({"mlp.c_proj.weight", {C, F}, Init::normal_residual});
-    t.push_back({"mlp.c_proj.bias", {C}, Init::zeros});
+    t.push_back({"ln_2.weight", {C}, Init::ones, ""});
+    t.push_back({"ln_2.bias", {C}, Init::zeros, ""});
+    t.push_back({"mlp.c_fc.weight", {F, C}, Init::normal, ""});
+    t.push_back({"mlp.c_fc.bias", {F}, Init::zeros, ""});
+    t.push_back({"mlp.c_proj.weight", {C, F}, Init::normal_residual, ""});
+    t.push_back({"mlp.c_proj.bias", {C}, Init::zeros, ""});
   }
   const AttentionFunctionSpec& f = attention_function_spec(s.attention);
   for (int slot = 0; slot < f.value_count; ++slot)
-    t.push_back({std::string(f.values[size_t(slot)].raw_tensor), {H},
-                 slot == 0 ? Init::head_value0 : Init::head_value1});
+    t.push_back({value_name(s, f.values[size_t(slot)].raw_tensor), {H},
+                 slot == 0 ? Init::head_value0 : Init::head_value1,
+                 value_name(s, f.values[size_t(slot)].effective_tensor)});
+  for (BlockTensor& x : t)
+    if (x.saved_name.empty()) x.saved_name = x.name;
   return t;
 }
 
@@ -40,18 +53,31 @@ CausalBlockWeights<T> causal_block_weights(const CausalBlockSpec& s,
   y.fc_w = at("mlp.c_fc.weight"), y.fc_b = at("mlp.c_fc.bias");
   y.fc_proj_w = at("mlp.c_proj.weight"), y.fc_proj_b = at("mlp.c_proj.bias");
   const AttentionFunctionSpec& f = attention_function_spec(s.attention);
-  if (f.value_count > 0) y.raw0 = at(std::string(f.values[0].raw_tensor));
-  if (f.value_count > 1) y.raw1 = at(std::string(f.values[1].raw_tensor));
+  if (f.value_count > 0) y.raw0 = at(value_name(s, f.values[0].raw_tensor));
+  if (f.value_count > 1) y.raw1 = at(value_name(s, f.values[1].raw_tensor));
   return y;
 }
 
 template <typename T>
 void causal_block_forward(const CausalBlockSpec& s, const CausalBlockWeights<T>& w,
                           const CausalBlockStores<T>& a, const ops::AttentionShape& shape, int N,
-                          const std::function<void()>& after_attention) {
+                          const std::function<void()>& after_attention,
+                          const CausalBlockDropout<T>* dropout, const CausalLinearFn<T>& linear) {
   const int C = s.hidden, H = s.heads, F = s.ffn;
   const int64_t NC = int64_t(N) * C;
   const bool values = head_value_count(s.attention) > 0;
+  auto lin = [&](T* y, const T* x, const T* W, const T* b, int in, int out) {
+    if (linear) return linear(y, x, W, b, N, in, out);
+    ops::linear_forward<T>(y, x, W, b, N, in, out);
+  };
+  // A residual branch's projection to `to`, through its dropout when training with dropout.
+  auto project = [&](T* to, const T* x, const T* W, const T* b, int in, T* mask,
+                     const uint64_t* key) {
+    if (!dropout) return lin(to, x, W, b, in, C);
+    lin(dropout->pre_dropout, x, W, b, in, C);
+    ops::dropout_forward<T>(to, mask, dropout->pre_dropout, dropout->row_ids, N, C,
+                            dropout->p_hidden, key);
+  };
   if (w.raw0) ops::head_values_effective<T>(a.v0, a.v1, w.raw0, w.raw1, H);
   const T* attn_in = a.x;
   if (s.mlp) {
@@ -59,21 +85,25 @@ void causal_block_forward(const CausalBlockSpec& s, const CausalBlockWeights<T>&
                               T(s.layer_norm_eps));
     attn_in = a.ln1;
   }
-  ops::linear_forward<T>(a.qkv, attn_in, w.qkv_w, w.qkv_b, N, C, 3 * C);
+  lin(a.qkv, attn_in, w.qkv_w, w.qkv_b, C, 3 * C);
   ops::attention_forward<T>(a.ctx, a.S, a.P, a.mask, a.qkv, shape, s.attention,
-                            values ? a.v0 : nullptr, values ? a.v1 : nullptr, 0.f, nullptr);
+                            values ? a.v0 : nullptr, values ? a.v1 : nullptr,
+                            dropout ? dropout->p_attention : 0.f,
+                            dropout ? dropout->key_attention : nullptr);
   if (after_attention) after_attention();
   // attention-only: out = proj(ctx) (+ x); full: mid = x + proj(ctx), out = mid + mlp(ln_2(mid))
   T* proj_to = s.mlp ? a.mid : a.out;
-  ops::linear_forward<T>(proj_to, a.ctx, w.proj_w, w.proj_b, N, C, C);
+  project(proj_to, a.ctx, w.proj_w, w.proj_b, C, a.proj_mask,
+          dropout ? dropout->key_proj : nullptr);
   if (s.residual) ops::add_inplace<T>(proj_to, a.x, NC);
   if (!s.mlp) return;
   const T* mid = proj_to;
   ops::layernorm_forward<T>(a.ln2, a.ln2_mean, a.ln2_rstd, mid, w.ln2_w, w.ln2_b, N, C,
                             T(s.layer_norm_eps));
-  ops::linear_forward<T>(a.fc, a.ln2, w.fc_w, w.fc_b, N, C, F);
+  lin(a.fc, a.ln2, w.fc_w, w.fc_b, C, F);
   ops::gelu_tanh_forward<T>(a.act, a.fc, int64_t(N) * F);
-  ops::linear_forward<T>(a.out, a.act, w.fc_proj_w, w.fc_proj_b, N, F, C);
+  project(a.out, a.act, w.fc_proj_w, w.fc_proj_b, F, a.mlp_mask,
+          dropout ? dropout->key_mlp : nullptr);
   ops::add_inplace<T>(a.out, mid, NC);
 }
 
@@ -81,11 +111,18 @@ template <typename T>
 void causal_block_backward(const CausalBlockSpec& s, const CausalBlockWeights<T>& w,
                            const CausalBlockWeights<T>& g, const CausalBlockStores<T>& a,
                            const CausalBlockScratch<T>& d, T* dx, const ops::AttentionShape& shape,
-                           int N) {
+                           int N, bool dropout) {
   const int C = s.hidden, H = s.heads, F = s.ffn;
   const int64_t NC = int64_t(N) * C;
+  // d of a projection's output: dx, or through its dropout mask into dtmp
+  auto through = [&](const T* mask) -> const T* {
+    if (!dropout) return dx;
+    ops::dropout_backward<T>(d.dtmp, dx, mask, NC);
+    return d.dtmp;
+  };
   if (s.mlp) {  // out = mid + fc_proj(gelu(fc(ln_2(mid)))): dx becomes d mid
-    ops::linear_backward<T>(d.dact, g.fc_proj_w, g.fc_proj_b, dx, a.act, w.fc_proj_w, N, F, C);
+    ops::linear_backward<T>(d.dact, g.fc_proj_w, g.fc_proj_b, through(a.mlp_mask), a.act,
+                            w.fc_proj_w, N, F, C);
     ops::gelu_tanh_backward<T>(d.dfc, d.dact, a.fc, int64_t(N) * F);
     ops::linear_backward<T>(d.dtmp, g.fc_w, g.fc_b, d.dfc, a.ln2, w.fc_w, N, C, F);
     ops::layernorm_backward<T>(d.dctx, g.ln2_w, g.ln2_b, d.dtmp, a.mid, a.ln2_mean, a.ln2_rstd,
@@ -93,7 +130,8 @@ void causal_block_backward(const CausalBlockSpec& s, const CausalBlockWeights<T>
     ops::add_inplace<T>(dx, d.dctx, NC);
   }
   // (mid or out) = proj(attention(qkv(a))) (+ x), a = ln_1(x) (full) or x
-  ops::linear_backward<T>(d.dctx, g.proj_w, g.proj_b, dx, a.ctx, w.proj_w, N, C, C);
+  ops::linear_backward<T>(d.dctx, g.proj_w, g.proj_b, through(a.proj_mask), a.ctx, w.proj_w, N,
+                          C, C);
   const int count = head_value_count(s.attention);
   const bool values = count > 0;
   if (values) {
@@ -124,11 +162,12 @@ void causal_block_backward(const CausalBlockSpec& s, const CausalBlockWeights<T>
       const CausalBlockSpec&, const std::function<T*(const std::string&)>&);                     \
   template void causal_block_forward<T>(const CausalBlockSpec&, const CausalBlockWeights<T>&,    \
                                         const CausalBlockStores<T>&, const ops::AttentionShape&, \
-                                        int, const std::function<void()>&);                      \
+                                        int, const std::function<void()>&,                       \
+                                        const CausalBlockDropout<T>*, const CausalLinearFn<T>&);  \
   template void causal_block_backward<T>(                                                        \
       const CausalBlockSpec&, const CausalBlockWeights<T>&, const CausalBlockWeights<T>&,        \
       const CausalBlockStores<T>&, const CausalBlockScratch<T>&, T*, const ops::AttentionShape&, \
-      int);
+      int, bool);
 BB_INSTANTIATE(float)
 BB_INSTANTIATE(double)
 #undef BB_INSTANTIATE

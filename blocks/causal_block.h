@@ -3,7 +3,8 @@
 // ops and the model kinds. A block declares its tensors (names relative to its layer, shapes,
 // initialisation) in its layer's slice of the one parameter buffer, and runs forward and backward
 // over one layer's activation stores as a queue of backend ops. The ICL model (icl/model.cpp)
-// stacks them; the causal LM on text will too.
+// stacks them without dropout; the causal LM on text (encoder/causal_passes.cpp) with GPT-2's
+// dropout (attention weights, and each residual branch's output).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -34,12 +35,17 @@ struct CausalBlockSpec {
   double layer_norm_eps = 1e-5;
   AttentionFunction attention = AttentionFunction::softmax;
   bool frozen0 = false, frozen1 = false;  // the function's trainable values kept fixed
+  // Where the function's values sit inside the layer: "" keeps the function table's names (the
+  // ICL model's: attention.self.ssa_beta); "attn." puts them in place of its "attention.self."
+  // (the causal LM's, HF GPT-2's module: transformer.h.{i}.attn.ssa_b).
+  std::string head_value_prefix;
 };
 
 struct BlockTensor {
   std::string name;  // relative to the layer's prefix: "ln_1.weight", "attn.c_attn.weight", ...
   std::vector<int64_t> shape;
   Init init;
+  std::string saved_name;  // in model.safetensors: a raw value's effective name, else name
 };
 // The block's tensors in buffer order (HF GPT2Block's names; the function's raw values last).
 std::vector<BlockTensor> causal_block_tensors(const CausalBlockSpec& s);
@@ -73,7 +79,26 @@ struct CausalBlockStores {
   T *mid = nullptr, *ln2 = nullptr, *ln2_mean = nullptr, *ln2_rstd = nullptr;
   T *fc = nullptr, *act = nullptr;
   T *v0 = nullptr, *v1 = nullptr;
+  // Dropout masks (0 or 1/(1-p), N x C) of the attention's and the MLP's output projections
+  // (with dropout only; the attention weights' mask is `mask`).
+  T *proj_mask = nullptr, *mlp_mask = nullptr;
 };
+
+// Dropout in a training forward (GPT-2's attn_pdrop on the attention weights, resid_pdrop on each
+// residual branch's output). The outputs before their dropout go to pre_dropout (N, C); keys are
+// the step's keys of the attention weights and the two projections; row_ids (N) draw the masks.
+template <typename T>
+struct CausalBlockDropout {
+  float p_hidden = 0, p_attention = 0;
+  const int64_t* row_ids = nullptr;
+  T* pre_dropout = nullptr;
+  const uint64_t *key_attention = nullptr, *key_proj = nullptr, *key_mlp = nullptr;
+};
+
+// y(N,out) = x(N,in) W^T + bias: the model's linear layer (it may run frozen weights).
+template <typename T>
+using CausalLinearFn = std::function<void(T* y, const T* x, const T* W, const T* bias, int N,
+                                          int in, int out)>;
 
 // Gradient scratch of backward: dtmp, dctx (N, C), dqkv (N, 3C), dfc, dact (N, F), dv0, dv1 (H),
 // scratch (2 H B).
@@ -84,17 +109,20 @@ struct CausalBlockScratch {
 };
 
 // out = block(x) over N tokens laid out by `shape` (causal); after_attention (if set) runs once
-// the attention weights are in a.P.
+// the attention weights are in a.P. dropout: null for none; linear: null for ops::linear_forward.
 template <typename T>
 void causal_block_forward(const CausalBlockSpec& s, const CausalBlockWeights<T>& w,
                           const CausalBlockStores<T>& a, const ops::AttentionShape& shape, int N,
-                          const std::function<void()>& after_attention = {});
+                          const std::function<void()>& after_attention = {},
+                          const CausalBlockDropout<T>* dropout = nullptr,
+                          const CausalLinearFn<T>& linear = {});
 
-// On entry dx = dL/d out; on exit dL/d x. Parameter gradients accumulate (+=) into g.
+// On entry dx = dL/d out; on exit dL/d x. Parameter gradients accumulate (+=) into g. dropout:
+// whether forward had dropout (its masks are read from a).
 template <typename T>
 void causal_block_backward(const CausalBlockSpec& s, const CausalBlockWeights<T>& w,
                            const CausalBlockWeights<T>& g, const CausalBlockStores<T>& a,
                            const CausalBlockScratch<T>& d, T* dx, const ops::AttentionShape& shape,
-                           int N);
+                           int N, bool dropout = false);
 
 }  // namespace bb::blocks

@@ -4,6 +4,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <string_view>
 
 // Callable from CUDA kernels too (backend/cuda/dropout.cu draws the same masks).
 #ifdef __CUDACC__
@@ -62,5 +63,14 @@ inline uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 inline uint64_t stream_key(uint64_t seed, uint64_t stream) { return mix64(seed ^ mix64(stream)); }
+
+// FNV-1a of a name (a tensor's): a stream id that does not depend on where the tensor sits, so
+// that models of different functions with one seed start from the same weights wherever they have
+// the same tensors (paired seeds).
+inline uint64_t name_stream(std::string_view name) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001B3ull;
+  return h;
+}
 
 }  // namespace bb

@@ -18,7 +18,21 @@ namespace {
 
 const std::set<std::string> kIgnorable = {"lm_head.decoder.weight", "lm_head.decoder.bias",
                                           "roberta.embeddings.position_ids",
-                                          "roberta.embeddings.token_type_ids"};
+                                          "roberta.embeddings.token_type_ids", "lm_head.weight"};
+
+// HF GPT-2's buffers (the causal mask, older versions' masked_bias) saved beside the weights.
+bool ignorable(const std::string& name) {
+  if (kIgnorable.count(name)) return true;
+  for (std::string_view buffer : {".attn.bias", ".attn.masked_bias"})
+    if (name.starts_with("transformer.h.") && name.ends_with(buffer)) return true;
+  return false;
+}
+
+// (rows, cols) -> (cols, rows): a Conv1D weight between the buffer's layout and HF's.
+void transpose(const float* in, float* out, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) out[c * rows + r] = in[r * cols + c];
+}
 
 void create_directory_or_fail(const fs::path& dir) {
   std::error_code ec;
@@ -29,13 +43,15 @@ void create_directory_or_fail(const fs::path& dir) {
 void write_model_files(const fs::path& dir, const Model<float>& model) {
   const ParamLayout& layout = model.layout();
   // Raw trainable scoring values become effective: b = e^beta, n = 1 + e^nu, tau = e^theta.
+  // gpt2's Conv1D weights are saved transposed, [in, out], as HF's GPT2 holds them.
   std::vector<float> effective(model.params.begin(), model.params.end());
   std::vector<TensorRef> refs;
   for (const ParamTensor& t : layout.tensors) {
     float* p = effective.data() + t.offset;
     for (int64_t i = 0; i < t.size && is_head_value(t.kind); ++i)
       p[i] = float(effective_value(t.kind, p[i]));
-    refs.push_back({t.saved_name, t.shape, p});
+    if (t.conv1d) transpose(model.params.data() + t.offset, p, t.shape[0], t.shape[1]);
+    refs.push_back({t.saved_name, t.saved_shape(), p});
   }
   write_safetensors(dir / "model.safetensors", refs);
   write_config(dir / "config.json", model.config());
@@ -55,7 +71,12 @@ void load_model_weights(const fs::path& dir, Model<float>& model) {
   for (const ParamTensor& t : layout.tensors) {
     const std::string& name = t.saved_name;
     expected.insert(name);
-    const std::vector<float> data = file.expect(name, t.shape).to_f32();
+    std::vector<float> data = file.expect(name, t.saved_shape()).to_f32();
+    if (t.conv1d) {  // [in, out] on disk
+      std::vector<float> rows(data.size());
+      transpose(data.data(), rows.data(), t.shape[1], t.shape[0]);
+      data.swap(rows);
+    }
     float* p = model.params.data() + t.offset;
     for (int64_t i = 0; i < t.size; ++i) {
       const float x = data[i];
@@ -75,7 +96,7 @@ void load_model_weights(const fs::path& dir, Model<float>& model) {
     }
   }
   for (const auto& [name, t] : file.tensors)
-    BB_CHECK(expected.count(name) || kIgnorable.count(name),
+    BB_CHECK(expected.count(name) || ignorable(name),
              "{}: unexpected tensor {} (does config.json match this model?)", file.path.string(),
              name);
   model.upload_params();

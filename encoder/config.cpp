@@ -1,6 +1,9 @@
 #include "encoder/config.h"
 
+#include "encoder/config_keys.h"
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <cstdint>
@@ -17,28 +20,57 @@ namespace {
 
 struct PresetShape {
   const char* name;
-  int layers, heads, hidden, ffn;
+  int layers, heads, hidden, ffn, positions;  // positions: gpt2's (roberta keeps its 130)
+  bool roberta;                               // also a roberta preset
 };
-// babyberta: the paper's (Config's defaults); small and tiny: demos and tests.
-constexpr PresetShape kPresets[] = {
-    {"babyberta", 8, 8, 256, 1024}, {"small", 4, 4, 128, 512}, {"tiny", 2, 2, 64, 256}};
+// babyberta: the paper's (Config's defaults); small and tiny: demos and tests, each the same size
+// for both kinds. decoder-114m (gpt2 only): the SSA paper's decoder size with our 8,192-piece
+// vocabulary: GPT-2 small's width (768, 12 heads, FFN 3072, 1024 positions) with 15 layers,
+// 113.4M parameters (GPT-2 small's 12 layers give 92.4M at this vocabulary).
+constexpr PresetShape kPresets[] = {{"babyberta", 8, 8, 256, 1024, 128, true},
+                                    {"small", 4, 4, 128, 512, 128, true},
+                                    {"tiny", 2, 2, 64, 256, 128, true},
+                                    {"decoder-114m", 15, 12, 768, 3072, 1024, false}};
 
 }  // namespace
 
-std::vector<std::string> preset_names() {
+const ConfigKeys& config_keys(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::roberta: return kRobertaKeys;
+    case ModelKind::gpt2: return kGpt2Keys;
+    case ModelKind::icl_gpt2: break;
+  }
+  fail("internal: the {} kind has no text-model config", int(kind));
+}
+
+int Config::first_position() const {
+  switch (kind) {
+    case ModelKind::roberta: return pad_id + 1;  // RoBERTa's position ids start after the pad
+    case ModelKind::gpt2: return 0;
+    case ModelKind::icl_gpt2: break;
+  }
+  fail("internal: the {} kind has no text-model config", int(kind));
+}
+
+std::vector<std::string> preset_names(ModelKind kind) {
   std::vector<std::string> names;
-  for (const PresetShape& p : kPresets) names.push_back(p.name);
+  for (const PresetShape& p : kPresets)
+    if (p.roberta || kind == ModelKind::gpt2) names.push_back(p.name);
   return names;
 }
 
-Config preset(const std::string& name) {
+Config preset(const std::string& name, ModelKind kind) {
+  const ConfigKeys& keys = config_keys(kind);
   for (const PresetShape& p : kPresets)
-    if (name == p.name) {
+    if (name == p.name && (p.roberta || kind == ModelKind::gpt2)) {
       Config c;
+      c.kind = kind;
       c.layers = p.layers, c.heads = p.heads, c.hidden = p.hidden, c.ffn = p.ffn;
+      if (kind == ModelKind::gpt2) c.max_positions = p.positions;
       return c;
     }
-  fail("unknown preset '{}' (expected babyberta, small or tiny)", name);
+  fail("unknown preset '{}' for {} (expected {})", name, keys.model_type,
+       fmt::join(preset_names(kind), ", "));
 }
 
 std::string Config::label() const {
@@ -62,31 +94,34 @@ int64_t parameter_count(const Config& c) {
                             + 2 * F * C + F + C  // feed-forward
                             + 4 * C              // two LayerNorms
                             + head_value_count(c.attention) * H;
+  if (c.kind == ModelKind::gpt2)  // wte, wpe; layers; ln_f (the LM head is wte, no bias)
+    return (V + P) * C + int64_t(c.layers) * per_layer + 2 * C;
   return (V + P + 1) * C + 2 * C               // embeddings + LayerNorm
          + int64_t(c.layers) * per_layer + C * C + 3 * C + V;  // layers, LM head
 }
 
 // The bounds (config.h) come first, so that the products below cannot overflow.
 void Config::validate(const std::string& where) const {
-  auto in = [&](const char* key, int v, int lo, int hi) {
+  auto in = [&](std::string_view key, int v, int lo, int hi) {
     BB_CHECK(v >= lo && v <= hi, "{}: {} must be between {} and {}, got {}", where, key, lo, hi,
              v);
   };
+  const ConfigKeys& k = config_keys(kind);
   in("vocab_size", vocab_size, 6, kMaxVocab);
-  in("hidden_size", hidden, 1, kMaxHidden);
-  in("num_hidden_layers", layers, 1, kMaxLayers);
-  in("num_attention_heads", heads, 1, hidden);
-  in("intermediate_size", ffn, 1, kMaxFfn);
-  in("max_position_embeddings", max_positions, 1, kMaxPositions);
-  BB_CHECK(hidden % heads == 0, "{}: hidden_size {} is not divisible by num_attention_heads {}",
-           where, hidden, heads);
+  in(k.hidden, hidden, 1, kMaxHidden);
+  in(k.layers, layers, 1, kMaxLayers);
+  in(k.heads, heads, 1, hidden);
+  in(k.ffn, ffn, 1, kMaxFfn);
+  in(k.positions, max_positions, 1, kMaxPositions);
+  BB_CHECK(hidden % heads == 0, "{}: {} {} is not divisible by {} {}", where, k.hidden, hidden,
+           k.heads, heads);
   BB_CHECK(parameter_count(*this) <= kMaxParameters,
            "{}: {} parameters, more than the limit of {}", where, parameter_count(*this),
            kMaxParameters);
-  BB_CHECK(layer_norm_eps > 0 && layer_norm_eps < 0.1,
-           "{}: layer_norm_eps must be > 0 and < 0.1, got {}", where, layer_norm_eps);
-  for (auto [key, p] : {std::pair{"hidden_dropout_prob", hidden_dropout},
-                        std::pair{"attention_probs_dropout_prob", attention_dropout}})
+  BB_CHECK(layer_norm_eps > 0 && layer_norm_eps < 0.1, "{}: {} must be > 0 and < 0.1, got {}",
+           where, k.layer_norm_eps, layer_norm_eps);
+  for (auto [key, p] : {std::pair{k.hidden_dropout, hidden_dropout},
+                        std::pair{k.attention_dropout, attention_dropout}})
     BB_CHECK(p >= 0 && p < 1, "{}: {} must be >= 0 and < 1, got {}", where, key, p);
   BB_CHECK(init_std > 0 && init_std <= 1, "{}: initializer_range must be > 0 and <= 1, got {}",
            where, init_std);
@@ -100,28 +135,27 @@ void Config::validate(const std::string& where) const {
       BB_CHECK(ids[i].second != ids[k].second, "{}: {} and {} are both {} (expected distinct ids)",
                where, ids[k].first, ids[i].first, ids[i].second);
   }
-  BB_CHECK(max_positions > pad_id + 1,
-           "{}: max_position_embeddings {} too small (position ids start at pad_token_id + 1 = {})",
-           where, max_positions, pad_id + 1);
+  BB_CHECK(max_tokens() >= 2, "{}: {} {} too small (position ids start at {}{})", where,
+           k.positions, max_positions, first_position(),
+           kind == ModelKind::roberta ? " = pad_token_id + 1" : "");
 }
 
 json to_json(const Config& c) {
+  const ConfigKeys& k = config_keys(c.kind);
   json j{
-      {"architectures", {"RobertaForMaskedLM"}},
-      {"model_type", "roberta"},
+      {"architectures", {k.architecture}},
+      {"model_type", k.model_type},
       {"vocab_size", c.vocab_size},
-      {"hidden_size", c.hidden},
-      {"num_hidden_layers", c.layers},
-      {"num_attention_heads", c.heads},
-      {"intermediate_size", c.ffn},
-      {"hidden_act", "gelu"},
-      {"max_position_embeddings", c.max_positions},
-      {"type_vocab_size", 1},
-      {"layer_norm_eps", c.layer_norm_eps},
-      {"hidden_dropout_prob", c.hidden_dropout},
-      {"attention_probs_dropout_prob", c.attention_dropout},
+      {k.hidden, c.hidden},
+      {k.layers, c.layers},
+      {k.heads, c.heads},
+      {k.ffn, c.ffn},
+      {k.activation_key, k.activation},
+      {k.positions, c.max_positions},
+      {k.layer_norm_eps, c.layer_norm_eps},
+      {k.hidden_dropout, c.hidden_dropout},
+      {k.attention_dropout, c.attention_dropout},
       {"initializer_range", c.init_std},
-      {"position_embedding_type", "absolute"},
       {"mask_token_id", c.mask_id},
       {"pad_token_id", c.pad_id},
       {"unk_token_id", c.unk_id},
@@ -131,6 +165,14 @@ json to_json(const Config& c) {
       {"tokenizer", c.tokenizer},
       {"babyberta_format_version", kFormatVersion},
   };
+  if (c.kind == ModelKind::roberta) {
+    j["type_vocab_size"] = 1;
+    j["position_embedding_type"] = "absolute";
+  } else {  // GPT2Config's: the head tied to wte, scores scaled by 1/sqrt(head size)
+    j[k.embedding_dropout] = c.hidden_dropout;
+    j["tie_word_embeddings"] = true;
+    j["scale_attn_weights"] = true;
+  }
   // The settings of the function in use only (older files hold ssa_* for every function; they
   // are still read).
   const AttentionFunctionSpec& f = attention_function_spec(c.attention);
@@ -149,9 +191,9 @@ namespace {
 class Fields {
  public:
   Fields(const json& j, const std::string& where) : j_(j), where_(where) {}
-  bool has(const char* key) const { return j_.contains(key); }
+  bool has(std::string_view key) const { return j_.contains(key); }
   // An integer in the 32-bit range; 2e3 (a float with an integral value) is accepted too.
-  void get(const char* key, int& out) const {
+  void get(std::string_view key, int& out) const {
     if (!has(key)) return;
     const json& v = j_.at(key);
     const double d = v.is_number() ? v.get<double>() : 0.5;
@@ -161,19 +203,19 @@ class Fields {
              "{}: field \"{}\" must be a 32-bit integer, got {}", where_, key, v.dump());
     out = int(d);
   }
-  void get(const char* key, double& out) const {
+  void get(std::string_view key, double& out) const {
     if (!has(key)) return;
     BB_CHECK(j_.at(key).is_number(), "{}: field \"{}\" must be a number, got {}", where_, key,
              j_.at(key).dump());
     out = j_.at(key).get<double>();
   }
-  void get(const char* key, bool& out) const {
+  void get(std::string_view key, bool& out) const {
     if (!has(key)) return;
     BB_CHECK(j_.at(key).is_boolean(), "{}: field \"{}\" must be true or false, got {}", where_,
              key, j_.at(key).dump());
     out = j_.at(key).get<bool>();
   }
-  void get(const char* key, std::string& out) const {
+  void get(std::string_view key, std::string& out) const {
     if (!has(key)) return;
     BB_CHECK(j_.at(key).is_string(), "{}: field \"{}\" must be a string, got {}", where_, key,
              j_.at(key).dump());
@@ -189,25 +231,41 @@ class Fields {
 
 Config config_from_json(const json& j, const std::string& where) {
   BB_CHECK(j.is_object(), "{}: expected a JSON object", where);
-  for (const char* key : {"vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
-                          "intermediate_size", "max_position_embeddings"})
+  Config c;  // roberta unless model_type says gpt2 (the kind table checks model_type itself)
+  if (j.contains("model_type") && j["model_type"] == kGpt2Keys.model_type) c.kind = ModelKind::gpt2;
+  const ConfigKeys& k = config_keys(c.kind);
+  for (std::string_view key : {std::string_view("vocab_size"), k.hidden, k.layers, k.heads, k.ffn,
+                               k.positions})
     BB_CHECK(j.contains(key), "{}: missing field \"{}\"", where, key);
-  if (j.contains("hidden_act"))
-    BB_CHECK(j["hidden_act"] == "gelu", "{}: hidden_act {} not supported (expected \"gelu\")",
-             where, j["hidden_act"].dump());
+  if (j.contains(k.activation_key))
+    BB_CHECK(j[k.activation_key] == k.activation, "{}: {} {} not supported (expected \"{}\")",
+             where, k.activation_key, j[k.activation_key].dump(), k.activation);
   if (j.contains("type_vocab_size"))
     BB_CHECK(j["type_vocab_size"] == 1, "{}: type_vocab_size must be 1", where);
   const Fields f(j, where);
-  Config c;
   f.get("vocab_size", c.vocab_size);
-  f.get("hidden_size", c.hidden);
-  f.get("num_hidden_layers", c.layers);
-  f.get("num_attention_heads", c.heads);
-  f.get("intermediate_size", c.ffn);
-  f.get("max_position_embeddings", c.max_positions);
-  f.get("layer_norm_eps", c.layer_norm_eps);
-  f.get("hidden_dropout_prob", c.hidden_dropout);
-  f.get("attention_probs_dropout_prob", c.attention_dropout);
+  f.get(k.hidden, c.hidden);
+  f.get(k.layers, c.layers);
+  f.get(k.heads, c.heads);
+  f.get(k.ffn, c.ffn);
+  f.get(k.positions, c.max_positions);
+  f.get(k.layer_norm_eps, c.layer_norm_eps);
+  f.get(k.hidden_dropout, c.hidden_dropout);
+  f.get(k.attention_dropout, c.attention_dropout);
+  if (!k.embedding_dropout.empty() && j.contains(k.embedding_dropout)) {
+    double embedding = c.hidden_dropout;
+    f.get(k.embedding_dropout, embedding);
+    BB_CHECK(embedding == c.hidden_dropout,
+             "{}: {} {} differs from {} {} (this toolkit uses one rate for both)", where,
+             k.embedding_dropout, embedding, k.hidden_dropout, c.hidden_dropout);
+  }
+  if (c.kind == ModelKind::gpt2) {
+    if (j.contains("tie_word_embeddings"))
+      BB_CHECK(j["tie_word_embeddings"] == true,
+               "{}: tie_word_embeddings must be true (the LM head is the token embeddings)", where);
+    if (j.contains("scale_attn_weights"))
+      BB_CHECK(j["scale_attn_weights"] == true, "{}: scale_attn_weights must be true", where);
+  }
   f.get("initializer_range", c.init_std);
   f.get("mask_token_id", c.mask_id);
   f.get("pad_token_id", c.pad_id);

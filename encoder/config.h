@@ -1,5 +1,7 @@
-// Model configuration: HF RobertaConfig fields plus the attention function and its
-// settings. Presets: babyberta (the paper's), small and tiny (tests, demos).
+// Model configuration of the text models: HF RobertaConfig fields (kind roberta, the masked LM) or
+// GPT2Config's (kind gpt2, the causal LM) plus the attention function and its settings. Presets
+// by size, the same for both kinds: babyberta (the paper's), small and tiny (tests, demos); gpt2
+// also decoder-114m (the SSA paper's decoder size, for a GPU).
 #pragma once
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -7,16 +9,18 @@
 #include <vector>
 
 #include "backend/attention_function.h"
+#include "models/kind_id.h"
 
 namespace bb {
 
 struct Config {
+  ModelKind kind = ModelKind::roberta;  // roberta or gpt2 (config.json's model_type)
   int vocab_size = 8192;
   int hidden = 256;
   int layers = 8;
   int heads = 8;
   int ffn = 1024;
-  int max_positions = 130;  // 128 tokens; position ids start at pad_id + 1
+  int max_positions = 130;  // roberta: 128 tokens (position ids start at pad_id + 1); gpt2: 128
   double layer_norm_eps = 1e-5;
   double hidden_dropout = 0.1;
   double attention_dropout = 0.1;
@@ -28,7 +32,10 @@ struct Config {
   HeadValueSettings head_values = default_head_value_settings();
   nlohmann::json tokenizer = nlohmann::json::object();  // normalisation settings (tokenizer/)
 
-  int max_tokens() const { return max_positions - pad_id - 1; }
+  // The position id of a sequence's first token (roberta: pad_id + 1, gpt2: 0) and the longest
+  // sequence the positions allow.
+  int first_position() const;
+  int max_tokens() const { return max_positions - first_position(); }
   // Trainable value `slot` of the attention function (backend/attention_function.h,
   // head_value_count): its initial (effective) value and whether it stays fixed.
   double head_value_init(int slot) const { return head_value(attention, slot).init; }
@@ -61,10 +68,12 @@ inline constexpr int kMaxPositions = 16'384;  // dense attention: L^2 scores per
 inline constexpr int64_t kMaxParameters = 1'000'000'000;  // 4 GB of float32 weights
 
 // The number of parameters of a model of `c` (ParamLayout(c).total), without building the layout.
+// (gpt2: the LM head is tied and has no bias.)
 int64_t parameter_count(const Config& c);
 
-Config preset(const std::string& name);  // babyberta | small | tiny
-std::vector<std::string> preset_names();
+// A preset of `kind` (roberta or gpt2); an unknown name is a one-line error listing the kind's.
+Config preset(const std::string& name, ModelKind kind = ModelKind::roberta);
+std::vector<std::string> preset_names(ModelKind kind = ModelKind::roberta);
 
 nlohmann::json to_json(const Config& c);
 Config config_from_json(const nlohmann::json& j, const std::string& where);

@@ -31,7 +31,7 @@ Model<T>::Model(const Config& config, const Capacity& cap, Device device)
       layout_(config),
       cap_(checked(config, cap, device, std::is_same_v<T, float>)),
       device_(device),
-      act_(cfg_, cap_, device) {
+      passes_(make_kind_passes<T>(cfg_, layout_, cap_, device)) {
   params.assign(layout_.total, T(0));
   if (device == Device::cuda) {
     dparams_.assign(layout_.total, T(0));
@@ -47,12 +47,12 @@ Model<T>::Model(const Config& config, const Capacity& cap, Device device)
   slots[kStoreAt] = S * sizeof(int64_t);
   slots[kRows] = slots[kLabels] = R * sizeof(int32_t);
   slots[kSelRowIds] = R * sizeof(int64_t);
-  slots[kKeys] = size_t(1 + 3 * cfg_.layers) * sizeof(uint64_t);  // one per dropout site
+  slots[kKeys] = size_t(passes_->dropout_sites()) * sizeof(uint64_t);
   inputs_ = std::make_unique<StagingBlock>(device, slots);
 }
 
 template <typename T>
-typename Model<T>::StagedIndices Model<T>::staged() const {
+StagedBatch Model<T>::staged() const {
   const StagingBlock& in = *inputs_;
   return {in.device<int32_t>(kIds),        in.device<int32_t>(kPos),
           in.device<int32_t>(kOffsets),    in.device<int32_t>(kRows),
@@ -113,34 +113,7 @@ uint64_t Model<T>::dropout_key(const StepContext& ctx, int site) const {
 
 template <typename T>
 void Model<T>::init_weights(uint64_t seed) {
-  // Truncated normal (resampled beyond 2 std) from Philox keyed by (seed, tensor index).
-  for (size_t k = 0; k < layout_.tensors.size(); ++k) {
-    const ParamTensor& t = layout_.tensors[k];
-    T* p = params.data() + t.offset;
-    const Philox rng{stream_key(seed, 1000 + k)};
-    switch (t.kind) {
-      case ParamKind::matrix:
-        for (int64_t i = 0; i < t.size; ++i) {
-          double z = rng.normal(0, uint64_t(i));
-          for (uint64_t retry = 1; std::abs(z) > 2.0; ++retry) z = rng.normal(retry, uint64_t(i));
-          p[i] = T(z * cfg_.init_std);
-        }
-        break;
-      case ParamKind::bias: std::fill(p, p + t.size, T(0)); break;
-      case ParamKind::norm: std::fill(p, p + t.size, T(1)); break;
-      case ParamKind::head_value0:
-      case ParamKind::head_value1: {
-        const double init = cfg_.head_value_init(head_value_slot(t.kind));
-        std::fill(p, p + t.size, T(raw_value(t.kind, init)));
-        break;
-      }
-    }
-  }
-  // The padding rows of the word and position embeddings are zero, as HF initialises them.
-  ParamViews<T> pv(layout_, cfg_, params.data());
-  const int C = cfg_.hidden;
-  std::fill(pv.wte + int64_t(cfg_.pad_id) * C, pv.wte + int64_t(cfg_.pad_id + 1) * C, T(0));
-  std::fill(pv.wpe + int64_t(cfg_.pad_id) * C, pv.wpe + int64_t(cfg_.pad_id + 1) * C, T(0));
+  passes_->init_weights(params.data(), seed);
   upload_params();
 }
 
@@ -155,10 +128,13 @@ template <typename T>
 T Model<T>::head_value(int l, int h, int slot) const {
   BB_CHECK(slot >= 0 && slot < head_value_count(cfg_.attention),
            "internal: {} has no trainable value {}", attention_function_name(cfg_.attention), slot);
+  BB_CHECK(l >= 0 && l < cfg_.layers && h >= 0 && h < cfg_.heads,
+           "internal: no head {} in layer {}", h, l);
   const ParamKind kind = head_value_kind(slot);
-  ParamViews<T> pv(layout_, cfg_, const_cast<T*>(params.data()));
-  const T* raw = slot == 0 ? pv.layers[l].head_raw0 : pv.layers[l].head_raw1;
-  return T(effective_value(kind, raw[h]));
+  int layer = 0;  // the slot's tensors, one per layer in layer order (every kind's layout)
+  for (const ParamTensor& t : layout_.tensors)
+    if (t.kind == kind && layer++ == l) return T(effective_value(kind, params[t.offset + h]));
+  fail("internal: no trainable value {} in layer {}", slot, l);
 }
 
 template <typename T>
@@ -178,8 +154,8 @@ template <typename T>
 T Model<T>::loss() const {
   BB_CHECK(staged_ && has_loss_, "internal: loss() needs a forward() with labels first");
   T loss = 0;
-  if (device_ == Device::cpu) loss = *act_.loss;
-  else cuda_download(&loss, act_.loss, sizeof(T));
+  if (device_ == Device::cpu) loss = *passes_->loss();
+  else cuda_download(&loss, passes_->loss(), sizeof(T));
   return loss;
 }
 
@@ -191,22 +167,23 @@ void Model<T>::target_log_probs(const std::vector<int32_t>& targets, std::vector
   logp.resize(size_t(M));
   const DeviceScope on(device_);
   if (device_ == Device::cpu)
-    return ops::target_log_probs<T>(logp.data(), act_.logits, targets.data(), M, V);
+    return ops::target_log_probs<T>(logp.data(), passes_->logits(), targets.data(), M, V);
   targets_.from_host(targets.data(), size_t(M));
-  ops::target_log_probs<T>(act_.target_logp, act_.logits, targets_.data(), M, V);
-  cuda_download(logp.data(), act_.target_logp, sizeof(T) * size_t(M));
+  ops::target_log_probs<T>(passes_->target_logp(), passes_->logits(), targets_.data(), M, V);
+  cuda_download(logp.data(), passes_->target_logp(), sizeof(T) * size_t(M));
 }
 
 template <typename T>
 void Model<T>::logits_to_host(std::vector<T>& out) const {
   BB_CHECK(staged_, "internal: logits_to_host needs a forward()");
   out.resize(size_t(M_) * size_t(cfg_.vocab_size));
+  const T* logits = passes_->logits();
   if (device_ == Device::cpu) {
-    std::copy(act_.logits, act_.logits + out.size(), out.begin());
+    std::copy(logits, logits + out.size(), out.begin());
     return;
   }
   const DeviceScope on(device_);
-  cuda_download(out.data(), act_.logits, sizeof(T) * out.size());
+  cuda_download(out.data(), logits, sizeof(T) * out.size());
 }
 
 template <typename T>
@@ -237,13 +214,14 @@ void Model<T>::stage(const Batch& batch, const StepContext& sc) {
   int32_t* pos = in.host<int32_t>(kPos);
   int64_t* row_ids = in.host<int64_t>(kRowIds);
   int64_t* store_at = in.host<int64_t>(kStoreAt);
+  const int first_position = cfg_.first_position();
   store_at[0] = 0;
   for (int b = 0; b < B; ++b) {
     const int off = batch.offsets[b], L = batch.offsets[b + 1] - off;
     BB_CHECK(L >= 0 && L <= cap_.max_len, "batch: sequence {} has length {} (max {})", b, L,
              cap_.max_len);
     for (int t = 0; t < L; ++t) {
-      pos[off + t] = cfg_.pad_id + 1 + t;
+      pos[off + t] = first_position + t;
       row_ids[off + t] = (int64_t(sc.first_seq + b) << 16) | t;
     }
     store_at[b + 1] = store_at[b] + int64_t(H) * L * L;
@@ -255,7 +233,7 @@ void Model<T>::stage(const Batch& batch, const StepContext& sc) {
   int64_t* sel_row_ids = in.host<int64_t>(kSelRowIds);
   for (int m = 0; m < M; ++m) sel_row_ids[m] = row_ids[batch.rows[m]];
   uint64_t* keys = in.host<uint64_t>(kKeys);
-  for (int site = 0; site <= 3 * cfg_.layers; ++site) keys[site] = dropout_key(sc, site);
+  for (int site = 0; site < passes_->dropout_sites(); ++site) keys[site] = dropout_key(sc, site);
   in.upload();
   B_ = B, N_ = N, M_ = M;
   train_ = sc.train;
@@ -263,6 +241,42 @@ void Model<T>::stage(const Batch& batch, const StepContext& sc) {
   loss_weight_ = sc.loss_weight;
   has_loss_ = !batch.labels.empty();
   staged_ = true;
+}
+
+template <typename T>
+PassContext<T> Model<T>::pass_context() {
+  PassContext<T> c;
+  c.params = param_data();
+  c.grads = cap_.inference_only ? nullptr : grad_data();
+  c.in = staged();
+  c.B = B_, c.N = N_, c.M = M_;
+  c.train = train_;
+  c.has_loss = has_loss_;
+  c.first_seq = first_seq_;
+  c.loss_weight = loss_weight_;
+  c.keys = inputs_->device<uint64_t>(kKeys);
+  c.linear = [this](T* y, const T* x, const T* W, const T* bias, int rows, int n_in, int n_out) {
+    linear(y, x, W, bias, rows, n_in, n_out);
+  };
+  c.observer = observer_;
+  return c;
+}
+
+template <typename T>
+void Model<T>::run_forward() {
+  BB_CHECK(staged_, "internal: run_forward() before stage()");
+  const DeviceScope on(device_);
+  const PrecisionScope precision = precision_.pass(param_data(), layout_.total);
+  passes_->forward(pass_context());
+}
+
+template <typename T>
+void Model<T>::backward() {
+  BB_CHECK(!cap_.inference_only, "internal: backward() on an inference-only model");
+  BB_CHECK(staged_ && has_loss_, "backward() needs a forward() with labels first");
+  const DeviceScope on(device_);
+  const PrecisionScope precision = precision_.pass(param_data(), layout_.total);
+  passes_->backward(pass_context());
 }
 
 template class Model<float>;

@@ -1,6 +1,11 @@
-// RobertaForMaskedLM (post-LN BERT blocks, exact GELU, tied decoder) with a switchable attention
-// scoring function. forward() computes the vocabulary projection only at batch.rows; backward()
-// accumulates parameter gradients. Numerically equal to HF given the same weights.
+// A text language model of either text kind, with a switchable attention scoring function:
+//   roberta  RobertaForMaskedLM (post-LN BERT blocks, exact GELU, tied decoder; encoder/roberta_passes.h)
+//   gpt2     GPT2LMHeadModel (pre-LN causal blocks, gelu_new, LM head tied to wte;
+//            causal_lm/passes.h)
+// The config's kind picks the passes (encoder/passes.h); batches, staging, parameters, logits,
+// loss and log-probabilities are the same for both. forward() computes the vocabulary projection
+// only at batch.rows; backward() accumulates parameter gradients. Numerically equal to HF given the
+// same weights.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -14,10 +19,10 @@
 #include "backend/precision.h"
 #include "backend/staging.h"
 #include "common/buffer.h"
-#include "encoder/activations.h"
 #include "encoder/batch.h"
 #include "encoder/config.h"
 #include "encoder/parameters.h"
+#include "encoder/passes.h"
 
 namespace bb {
 
@@ -81,7 +86,7 @@ class Model {
   // The mean cross-entropy of the last forward over the rows with a label >= 0 (synchronises on
   // CUDA).
   T loss() const;
-  const T* logits() const { return act_.logits; }  // (M, V) of the last forward, on device()
+  const T* logits() const { return passes_->logits(); }  // (M, V) of the last forward, on device()
   void logits_to_host(std::vector<T>& out) const;  // (M, V) of the last forward, in host memory
   // logp(M) = log softmax(logits[m])[targets[m]]: the log-probability of each scored row's
   // target under the last forward (synchronises on CUDA).
@@ -101,21 +106,15 @@ class Model {
   // (ops::freeze_linear) and runs the frozen product from then on.
   void linear(T* y, const T* x, const T* W, const T* bias, int N, int in, int out);
   uint64_t dropout_key(const StepContext& ctx, int site) const;
-  const uint64_t* key(int site) const { return inputs_->device<uint64_t>(kKeys) + site; }
-  struct StagedIndices {  // where the ops read the staged batch (device_ memory)
-    const int32_t *ids, *pos, *offsets, *rows, *labels;
-    const int64_t *row_ids, *store_at, *sel_row_ids;
-  };
-  StagedIndices staged() const;
-  blocks::EncoderBlockSpec block_spec() const;
-  blocks::EncoderBlockRun<T> layer_run(int l, const StagedIndices& in) const;
+  StagedBatch staged() const;  // where the ops read the staged batch (device_ memory)
+  PassContext<T> pass_context();  // the staged batch as the passes see it
 
   Config cfg_;
   ParamLayout layout_;
   Capacity cap_;
   Device device_;  // every Array below lives there
   Array<T> dparams_{device_}, dgrads_{device_};  // cuda only
-  Activations<T> act_;
+  std::unique_ptr<KindPasses<T>> passes_;  // the kind's activations and passes
   Array<int32_t> targets_{device_};  // (M) target_log_probs's targets (cuda only)
   // Inference-only CPU float models: each linear layer's weights (by address in params), frozen
   // since the last upload_params().

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "causal_lm/parameters.h"
 #include "common/error.h"
 
 namespace bb {
@@ -90,28 +91,51 @@ ParamKind head_value_kind(int slot) {
   return slot == 0 ? ParamKind::head_value0 : ParamKind::head_value1;
 }
 
-ParamLayout::ParamLayout(const Config& c) {
-  auto add = [&](const std::string& name, const std::string& saved_name,
-                 std::vector<int64_t> shape, ParamKind kind) {
-    int64_t n = 1;
-    for (auto d : shape) n *= d;
-    index.emplace(name, tensors.size());
-    tensors.push_back({name, saved_name, std::move(shape), total, n, kind});
-    total += n;
-  };
-  auto add_all = [&](const std::string& prefix, const auto& specs) {
+void ParamLayout::add(ParamTensor t) {
+  int64_t n = 1;
+  for (auto d : t.shape) n *= d;
+  t.offset = total, t.size = n;
+  if (t.saved_name.empty()) t.saved_name = t.name;
+  index.emplace(t.name, tensors.size());
+  tensors.push_back(std::move(t));
+  total += n;
+}
+
+std::vector<int64_t> ParamTensor::saved_shape() const {
+  if (!conv1d) return shape;
+  return {shape.at(1), shape.at(0)};
+}
+
+namespace {
+
+// RoBERTa's: the embeddings, per layer the encoder block's tensors (which it declares:
+// blocks/encoder_block.h), then the head.
+void roberta_layout(const Config& c, ParamLayout& layout) {
+  auto add_all = [&](const auto& specs) {
     for (const auto& s : specs) {
       std::vector<int64_t> shape{size_of(s.rows, c)};
       if (s.cols != Dim::none) shape.push_back(size_of(s.cols, c));
-      add(prefix + s.name, prefix + s.name, std::move(shape), s.kind);
+      layout.add({.name = s.name, .saved_name = s.name, .shape = std::move(shape), .kind = s.kind});
     }
   };
-  add_all("", kEmbeddings<float>);
+  add_all(kEmbeddings<float>);
   const std::vector<blocks::EncoderBlockTensor> block = blocks::encoder_block_tensors(block_spec(c));
   for (int l = 0; l < c.layers; ++l)
     for (const blocks::EncoderBlockTensor& t : block)
-      add(layer_prefix(l) + t.name, layer_prefix(l) + t.saved_name, t.shape, t.role);
-  add_all("", kHead<float>);
+      layout.add({.name = layer_prefix(l) + t.name, .saved_name = layer_prefix(l) + t.saved_name,
+                  .shape = t.shape, .kind = t.role});
+  add_all(kHead<float>);
+}
+
+}  // namespace
+
+ParamLayout::ParamLayout(const Config& c) {
+  switch (c.kind) {
+    case ModelKind::roberta: roberta_layout(c, *this); return;
+    case ModelKind::gpt2: causal_lm_layout(c, *this); return;
+    case ModelKind::icl_gpt2: break;
+  }
+  fail("internal: no text-model layout for the ICL kind");
 }
 
 const ParamTensor& ParamLayout::at(const std::string& name) const {

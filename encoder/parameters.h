@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "blocks/causal_block.h"
 #include "blocks/encoder_block.h"
 #include "encoder/config.h"
 
@@ -43,8 +44,15 @@ struct ParamTensor {
   int64_t offset = 0;
   int64_t size = 0;
   ParamKind kind = ParamKind::matrix;
+  // gpt2: how GPT-2 initialises it (roberta's matrices are all a truncated normal).
+  blocks::Init init = blocks::Init::zeros;
+  // gpt2's Conv1D weights: (out, in) here as nn.Linear, [in, out] in model.safetensors as HF's
+  // GPT2 stores them (saved and loaded transposed).
+  bool conv1d = false;
+  std::vector<int64_t> saved_shape() const;
 };
 
+// The tensors of a model of c's kind, in buffer order (offsets and sizes set).
 struct ParamLayout {
   std::vector<ParamTensor> tensors;
   int64_t total = 0;
@@ -52,6 +60,8 @@ struct ParamLayout {
 
   explicit ParamLayout(const Config& c);
   const ParamTensor& at(const std::string& name) const;
+  // Appends a tensor after the last (the kinds' layouts are built with it).
+  void add(ParamTensor t);
 };
 
 // Typed views into one buffer laid out by ParamLayout (values or gradients).

@@ -81,22 +81,13 @@ void Model<T>::download() {
   std::copy(g.begin(), g.end(), grads.begin());
 }
 
-namespace {
-// FNV-1a of a tensor's name: a stable stream id for its initial weights.
-uint64_t name_key(const std::string& name) {
-  uint64_t h = 0xCBF29CE484222325ull;
-  for (unsigned char c : name) h = (h ^ c) * 0x100000001B3ull;
-  return h;
-}
-}  // namespace
-
 template <typename T>
 void Model<T>::init_weights(uint64_t seed) {
   const double std_res = cfg_.init_std / std::sqrt(2.0 * cfg_.layers);
   for (const ParamTensor& t : layout_.tensors) {
     // Keyed by the tensor's name, not its position: runs of different functions with one seed
     // start from the same weights wherever they have the same tensors (paired seeds).
-    const Philox rng{stream_key(seed, name_key(t.name))};
+    const Philox rng{stream_key(seed, name_stream(t.name))};
     T* p = params.data() + t.offset;
     for (int64_t e = 0; e < t.size; ++e) {
       switch (t.init) {

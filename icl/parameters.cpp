@@ -9,7 +9,8 @@ namespace bb::icl {
 blocks::CausalBlockSpec block_spec(const Config& c) {
   return {.hidden = c.hidden, .heads = c.heads, .ffn = c.ffn(), .mlp = c.has_mlp(),
           .residual = c.residual(), .layer_norm_eps = c.layer_norm_eps, .attention = c.attention,
-          .frozen0 = c.head_value_frozen(0), .frozen1 = c.head_value_frozen(1)};
+          .frozen0 = c.head_value_frozen(0), .frozen1 = c.head_value_frozen(1),
+          .head_value_prefix = ""};
 }
 
 Layout::Layout(const Config& c) {

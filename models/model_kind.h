@@ -14,12 +14,11 @@
 #include <vector>
 
 #include "common/error.h"
+#include "models/kind_id.h"
 #include "probing/attention_maps.h"
 
 namespace bb {
 
-enum class ModelKind { roberta, icl_gpt2, gpt2 };
-inline constexpr size_t kModelKindCount = 3;
 
 // The commands (and Python calls) that read a model directory.
 enum class ModelCommand { info, attention, saturation, probe, score, encode, export_hf, icl_eval,

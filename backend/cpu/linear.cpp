@@ -117,7 +117,7 @@ static void add_column_sums(T* dbias, const T* dy, int N, int out) {
 template <typename T>
 void linear_backward(T* dx, T* dW, T* dbias, const T* dy, const T* x, const T* W, int N, int in,
                      int out) {
-  add_column_sums(dbias, dy, N, out);  // fp32 in either precision
+  if (dbias) add_column_sums(dbias, dy, N, out);  // fp32 in either precision
   if constexpr (std::is_same_v<T, float>) {
     if (const uint16_t* Wb = bf16_weight(W)) {
       const uint16_t* dyb = bf16_scratch(0, dy, int64_t(N) * out);

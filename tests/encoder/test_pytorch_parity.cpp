@@ -1,12 +1,14 @@
 // PyTorch parity: the committed fixtures (tests/fixtures/make_reference.py, HF RobertaForMaskedLM
-// semantics computed in float64) against our float32 model on the same weights and padded batch:
-// MLM logits at the masked positions, the loss, and every parameter gradient.
+// semantics computed in float64; tests/fixtures/make_gpt2_parity.py, HF GPT2LMHeadModel's)
+// against our float32 model on the same weights and batch: the logits at the scored positions
+// (masked ones; every next token), the loss, and every parameter gradient.
 #include <doctest/doctest.h>
 #include <fmt/core.h>
 
 #include <cmath>
 
 #include "common/safetensors.h"
+#include "causal_lm/next_token.h"
 #include "encoder/checkpoint.h"
 
 using namespace bb;
@@ -51,12 +53,35 @@ Batch packed_batch(const SafetensorsFile& ref, const Config& c) {
   return batch;
 }
 
-void check_parity(const std::string& kind) {
-  const std::string dir = std::string(BB_FIXTURES) + "/parity_" + kind;
+// A causal reference's sequences (ids back to back, lengths), every next token scored.
+Batch causal_batch(const SafetensorsFile& ref) {
+  Batch batch;
+  batch.ids = ref.tensors.at("input_ids").to_i32();
+  batch.offsets = {0};
+  for (int32_t L : ref.tensors.at("lengths").to_i32())
+    batch.offsets.push_back(batch.offsets.back() + L);
+  set_next_token_rows(batch);
+  return batch;
+}
+
+// The layer of a function value's tensor name ("roberta.encoder.layer.3.…", "transformer.h.3.…").
+int layer_of(const std::string& name) {
+  for (const std::string prefix : {"roberta.encoder.layer.", "transformer.h."})
+    if (name.rfind(prefix, 0) == 0) return std::stoi(name.substr(prefix.size()));
+  FAIL("no layer in " << name);
+  return -1;
+}
+
+void check_parity(const std::string& fixture) {
+  const std::string dir = std::string(BB_FIXTURES) + "/" + fixture;
+  const std::string& kind = fixture;
   const Config c = read_config(dir + "/config.json");
   const auto ref = SafetensorsFile::read(dir + "/reference.safetensors");
-  const int T = int(ref.tensors.at("input_ids").shape[1]);
-  const Batch batch = packed_batch(ref, c);
+  const bool causal = c.kind == ModelKind::gpt2;
+  const Batch batch = causal ? causal_batch(ref) : packed_batch(ref, c);
+  int T = 0;
+  for (int s = 0; s < batch.num_seqs(); ++s)
+    T = std::max(T, batch.offsets[s + 1] - batch.offsets[s]);
   Model<float> model(c, {batch.num_seqs(), batch.num_tokens(), T, batch.num_rows()});
   load_model_weights(dir, model);
   const float loss = model.forward(batch, {false, 0, 0});
@@ -77,10 +102,16 @@ void check_parity(const std::string& kind) {
   for (const ParamTensor& t : model.layout().tensors) {
     std::vector<float> g(model.grads.begin() + t.offset, model.grads.begin() + t.offset + t.size);
     const std::string& name = t.saved_name;
+    if (t.conv1d) {  // HF GPT-2's Conv1D gradient is [in, out]
+      const std::vector<float> rows = g;
+      const int64_t out = t.shape[0], in = t.shape[1];
+      for (int64_t o = 0; o < out; ++o)
+        for (int64_t i = 0; i < in; ++i) g[size_t(i * out + o)] = rows[size_t(o * in + i)];
+    }
     if (is_head_value(t.kind)) {
       // our gradient is w.r.t. the raw value: dL/db = dL/dbeta / b, dL/dtau = dL/dtheta / tau,
       // dL/dn = dL/dnu / (n - 1)
-      const int l = std::stoi(t.name.substr(std::string("roberta.encoder.layer.").size()));
+      const int l = layer_of(t.name);
       const int slot = head_value_slot(t.kind);
       for (int h = 0; h < c.heads; ++h)
         g[h] /= model.head_value(l, h, slot) - effective_lower_bound(t.kind);
@@ -128,6 +159,13 @@ TEST_CASE("exported folders of every function: our logits equal plain PyTorch's"
 TEST_CASE("every function's model matches PyTorch (logits, loss, all gradients incl. b, n, tau)") {
   for (AttentionFunction s : kAllAttentionFunctions) {
     CAPTURE(attention_function_name(s));
-    check_parity(attention_function_name(s));
+    check_parity("parity_" + std::string(attention_function_name(s)));
+  }
+}
+
+TEST_CASE("gpt2: every function's causal LM matches plain PyTorch GPT-2 (logits, loss, gradients)") {
+  for (AttentionFunction s : kAllAttentionFunctions) {
+    CAPTURE(attention_function_name(s));
+    check_parity("gpt2_parity_" + std::string(attention_function_name(s)));
   }
 }

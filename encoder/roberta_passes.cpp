@@ -1,11 +1,9 @@
-// Model's forward and backward passes over the staged batch: the post-LN encoder layer by layer,
-// the LM head and the loss, as a queue of backend ops (model.cpp has the rest of Model).
-#include "encoder/model.h"
+// RoBERTa's forward and backward passes over the staged batch: the post-LN encoder layer by layer,
+// the LM head and the loss, as a queue of backend ops.
+#include "encoder/roberta_passes.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <type_traits>
 
 #include "backend/ops.h"
 #include "common/error.h"
@@ -14,48 +12,73 @@
 namespace bb {
 
 template <typename T>
-blocks::EncoderBlockSpec Model<T>::block_spec() const {
-  return bb::block_spec(cfg_);
+void RobertaPasses<T>::init_weights(T* params, uint64_t seed) const {
+  // Truncated normal (resampled beyond 2 std) from Philox keyed by (seed, tensor index).
+  for (size_t k = 0; k < layout_.tensors.size(); ++k) {
+    const ParamTensor& t = layout_.tensors[k];
+    T* p = params + t.offset;
+    const Philox rng{stream_key(seed, 1000 + k)};
+    switch (t.kind) {
+      case ParamKind::matrix:
+        for (int64_t i = 0; i < t.size; ++i) {
+          double z = rng.normal(0, uint64_t(i));
+          for (uint64_t retry = 1; std::abs(z) > 2.0; ++retry) z = rng.normal(retry, uint64_t(i));
+          p[i] = T(z * cfg_.init_std);
+        }
+        break;
+      case ParamKind::bias: std::fill(p, p + t.size, T(0)); break;
+      case ParamKind::norm: std::fill(p, p + t.size, T(1)); break;
+      case ParamKind::head_value0:
+      case ParamKind::head_value1: {
+        const double init = cfg_.head_value_init(head_value_slot(t.kind));
+        std::fill(p, p + t.size, T(raw_value(t.kind, init)));
+        break;
+      }
+    }
+  }
+  // The padding rows of the word and position embeddings are zero, as HF initialises them.
+  ParamViews<T> pv(layout_, cfg_, params);
+  const int C = cfg_.hidden;
+  std::fill(pv.wte + int64_t(cfg_.pad_id) * C, pv.wte + int64_t(cfg_.pad_id + 1) * C, T(0));
+  std::fill(pv.wpe + int64_t(cfg_.pad_id) * C, pv.wpe + int64_t(cfg_.pad_id + 1) * C, T(0));
 }
 
 // Layer l's run over the staged batch: its output (the next layer's input, or the LM head's at
 // the scored rows for the last layer, which continues there after its attention), its effective
 // values and dropout keys (sites 1 + 3 l, 2 + 3 l, 3 + 3 l).
 template <typename T>
-blocks::EncoderBlockRun<T> Model<T>::layer_run(int l, const StagedIndices& in) const {
+blocks::EncoderBlockRun<T> RobertaPasses<T>::layer_run(int l, const PassContext<T>& c) const {
   const Activations<T>& act = act_;
   const bool last = l == cfg_.layers - 1;
   blocks::EncoderBlockRun<T> run;
-  run.N = N_;
-  run.row_ids = in.row_ids;
+  run.N = c.N;
+  run.row_ids = c.in.row_ids;
   run.out = last ? act.head_in : act.layer_output(l);
   run.v0 = act.head_v0 + l * cfg_.heads;
   run.v1 = act.head_v1 + l * cfg_.heads;
-  run.key_attention = key(1 + 3 * l);
-  run.key_attention_out = key(2 + 3 * l);
-  run.key_ffn_out = key(3 + 3 * l);
+  run.key_attention = c.keys + 1 + 3 * l;
+  run.key_attention_out = c.keys + 2 + 3 * l;
+  run.key_ffn_out = c.keys + 3 + 3 * l;
   if (last) {
-    run.rows = in.rows;
-    run.M = M_;
+    run.rows = c.in.rows;
+    run.M = c.M;
     run.sel_context = act.sel_context;
     run.sel_x = act.sel_x;
-    run.sel_row_ids = in.sel_row_ids;
+    run.sel_row_ids = c.in.sel_row_ids;
   }
   return run;
 }
 
 template <typename T>
-void Model<T>::run_forward() {
-  BB_CHECK(staged_, "internal: run_forward() before stage()");
-  const int B = B_, N = N_, M = M_;
+void RobertaPasses<T>::forward(const PassContext<T>& c) {
+  const int B = c.B, N = c.N, M = c.M;
   const int C = cfg_.hidden, V = cfg_.vocab_size, H = cfg_.heads;
-  const StagedIndices in = staged();
-  const DeviceScope on(device_);
-  const PrecisionScope precision = precision_.pass(param_data(), layout_.total);
-  const float p_hidden = train_ ? float(cfg_.hidden_dropout) : 0.f;
-  const float p_att = train_ ? float(cfg_.attention_dropout) : 0.f;
-  ParamViews<T> pv(layout_, cfg_, param_data());
+  const StagedBatch& in = c.in;
+  const float p_hidden = c.train ? float(cfg_.hidden_dropout) : 0.f;
+  const float p_att = c.train ? float(cfg_.attention_dropout) : 0.f;
+  ParamViews<T> pv(layout_, cfg_, c.params);
   const Activations<T>& act = act_;
+  const ModelLinear<T>& linear = c.linear;
   // Inference (no dropout, no backward): outputs go straight where dropout would have put them.
   const bool dropout = !cap_.inference_only;
   auto pre_dropout = [&](T* dst) { return dropout ? act.pre_dropout : dst; };
@@ -68,24 +91,20 @@ void Model<T>::run_forward() {
                             T(cfg_.layer_norm_eps));
   if (dropout)
     ops::dropout_forward<T>(act.layer(0).x, act.emb_mask, act.pre_dropout, in.row_ids, N, C,
-                            p_hidden, key(0));
+                            p_hidden, c.keys);
 
-  ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, first_seq_};
+  ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, c.first_seq};
   shape.max_len = cap_.max_len;
-  const blocks::EncoderBlockSpec spec = block_spec();
-  const blocks::LinearFn<T> lin = [this](T* y, const T* x, const T* W, const T* bias, int rows,
-                                         int n_in, int n_out) {
-    linear(y, x, W, bias, rows, n_in, n_out);
-  };
+  const blocks::EncoderBlockSpec spec = block_spec(cfg_);
   for (int l = 0; l < cfg_.layers; ++l) {
     const LayerActivations<T> a = act.layer(l);
-    blocks::EncoderBlockRun<T> run = layer_run(l, in);
+    blocks::EncoderBlockRun<T> run = layer_run(l, c);
     run.dropout = dropout;
     run.p_hidden = p_hidden, run.p_attention = p_att;
     run.pre_dropout = act.pre_dropout;
-    if (observer_)
-      run.after_attention = [&, l](const T* S, const T* P) { observer_(l, S, P); };
-    blocks::encoder_block_forward<T>(spec, pv.layers[l], a, run, shape, lin);
+    if (c.observer)
+      run.after_attention = [&, l](const T* S, const T* P) { c.observer(l, S, P); };
+    blocks::encoder_block_forward<T>(spec, pv.layers[l], a, run, shape, linear);
   }
 
   // LM head at the scored rows (head_in): dense -> GELU -> LayerNorm -> decoder (tied) + bias
@@ -94,25 +113,22 @@ void Model<T>::run_forward() {
   ops::layernorm_forward<T>(act.head_norm, act.head_mean, act.head_rstd, act.head_act,
                             pv.head_ln_w, pv.head_ln_b, M, C, T(cfg_.layer_norm_eps));
   linear(act.logits, act.head_norm, pv.wte, pv.head_bias, M, C, V);
-  if (has_loss_)
+  if (c.has_loss)
     ops::cross_entropy_forward<T>(act.loss, act.lse, act.logits, in.labels, M, V);
 }
 
 template <typename T>
-void Model<T>::backward() {
-  BB_CHECK(!cap_.inference_only, "internal: backward() on an inference-only model");
-  BB_CHECK(staged_ && has_loss_, "backward() needs a forward() with labels first");
-  const int B = B_, N = N_, M = M_;
-  const StagedIndices in = staged();
+void RobertaPasses<T>::backward(const PassContext<T>& c) {
+  const int B = c.B, N = c.N, M = c.M;
+  const StagedBatch& in = c.in;
   const int C = cfg_.hidden, V = cfg_.vocab_size, H = cfg_.heads;
-  const DeviceScope on(device_);
-  const PrecisionScope precision = precision_.pass(param_data(), layout_.total);
-  ParamViews<T> pv(layout_, cfg_, param_data());
-  ParamViews<T> gv(layout_, cfg_, grad_data());
+  ParamViews<T> pv(layout_, cfg_, c.params);
+  ParamViews<T> gv(layout_, cfg_, c.grads);
   const Activations<T>& act = act_;
 
   // Head
-  ops::cross_entropy_backward<T>(act.d_logits, act.logits, act.lse, in.labels, M, V, T(loss_weight_));
+  ops::cross_entropy_backward<T>(act.d_logits, act.logits, act.lse, in.labels, M, V,
+                                 T(c.loss_weight));
   ops::linear_backward<T>(act.d_head, gv.wte, gv.head_bias, act.d_logits, act.head_norm, pv.wte,
                           M, C, V);
   ops::layernorm_backward<T>(act.d_head_act, gv.head_ln_w, gv.head_ln_b, act.d_head,
@@ -123,16 +139,16 @@ void Model<T>::backward() {
   T* dx = act.d_out;    // gradient w.r.t. the current layer's output (N, C); the last layer's
   T* dx_in = act.d_in;  // is d_head (M, C) at the scored rows
 
-  ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, first_seq_};
+  ops::AttentionShape shape{B, H, C, in.offsets, in.store_at, c.first_seq};
   shape.max_len = cap_.max_len;
   const blocks::EncoderBlockScratch<T> scratch{act.d_res,  act.d_proj, act.d_h1,
                                                 act.d_ffn,  act.d_qkv,  act.d_head_values,
                                                 act.att_partial};
-  const blocks::EncoderBlockSpec spec = block_spec();
+  const blocks::EncoderBlockSpec spec = block_spec(cfg_);
   for (int l = cfg_.layers - 1; l >= 0; --l) {
     const bool last = l == cfg_.layers - 1;  // M scored rows after its attention (forward)
     blocks::encoder_block_backward<T>(spec, pv.layers[l], gv.layers[l], act.layer(l),
-                                      layer_run(l, in), scratch, last ? act.d_head : dx, dx_in,
+                                      layer_run(l, c), scratch, last ? act.d_head : dx, dx_in,
                                       shape);
     std::swap(dx, dx_in);
   }
@@ -146,9 +162,7 @@ void Model<T>::backward() {
   ops::add_row_backward<T>(gv.wtt, t2, N, C);
 }
 
-template void Model<float>::run_forward();
-template void Model<float>::backward();
-template void Model<double>::run_forward();
-template void Model<double>::backward();
+template class RobertaPasses<float>;
+template class RobertaPasses<double>;
 
 }  // namespace bb
