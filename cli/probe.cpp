@@ -43,11 +43,11 @@ void add_probe(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option(flag_name::out, a->out, "Results JSON (a .pairs.jsonl is written next to it)")
       ->required();
-  cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")
-      ->check(one_of("scoring method", method_names()))
-      ->capture_default_str();
+  cmd->add_option("--method", a->method,
+                  "roberta: holistic (its default), pll or pll-word-l2r; gpt2: causal")
+      ->check(one_of("scoring method", method_names()));
   cmd->add_option("--reduction", a->reduction,
-                  "sum or mean over the scored tokens (default: holistic mean, pll sum)")
+                  "sum or mean over the scored tokens (default: holistic mean, pll and causal sum)")
       ->check(one_of("reduction", {"sum", "mean"}));
   cmd->add_option("--tie-rule", a->tie_rule, "A tie counts as: half or wrong")
       ->capture_default_str();

@@ -1,10 +1,12 @@
 // babyberta score --model DIR [--method M] [--reduction sum|mean] [--per-token]: sentences on
 // stdin -> JSONL on stdout, one line per sentence: {"sentence", "ids", the score under its name
-// (score_field: mean_ce or sum_ce for holistic, pll or mean_pll for pll and pll-word-l2r)} and,
-// with --per-token, "logprobs" and "pieces" of the scored tokens.
+// (score_field: mean_ce or sum_ce for holistic, pll or mean_pll for pll and pll-word-l2r,
+// logprob or mean_logprob for causal)} and, with --per-token, "logprobs" and "pieces" of the
+// scored tokens (causal: also "surprisal" in bits; the first token, <s>, has none).
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -21,18 +23,18 @@ namespace bb::cli {
 void add_score(CLI::App& app) {
   auto* cmd = app.add_subcommand("score", "Score sentences from stdin (JSONL out)");
   struct Args {
-    std::string model, method = "holistic", reduction;
+    std::string model, method, reduction;
     bool per_token = false;
     int threads = 1;
     std::string device = "cpu", precision = "fp32";
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--model", a->model, "Model directory")->required();
-  cmd->add_option("--method", a->method, "holistic, pll or pll-word-l2r")
-      ->check(one_of("scoring method", method_names()))
-      ->capture_default_str();
+  cmd->add_option("--method", a->method,
+                  "roberta: holistic (its default), pll or pll-word-l2r; gpt2: causal")
+      ->check(one_of("scoring method", method_names()));
   cmd->add_option("--reduction", a->reduction,
-                  "sum or mean over the scored tokens (default: holistic mean, pll sum)")
+                  "sum or mean over the scored tokens (default: holistic mean, pll and causal sum)")
       ->check(one_of("reduction", {"sum", "mean"}));
   cmd->add_flag("--per-token", a->per_token,
                 "Also print each scored token's log-probability (logprobs) and piece (pieces)");
@@ -48,10 +50,10 @@ void add_score(CLI::App& app) {
     const Device device = usable_device(a->device);
     const Precision precision = parse_precision(a->precision);
     require_precision(precision, device);  // before any work
-    require_model_kind(a->model, ModelCommand::score);
+    const ModelKind kind = require_model_kind(a->model, ModelCommand::score).kind;
+    const Method m = method_for(a->method, kind, "score");  // before any work
     Scorer scorer(a->model, 0, device);
     scorer.set_precision(precision);
-    const Method m = parse_method(a->method);
     std::vector<std::string> lines;
     for (std::string line; std::getline(std::cin, line);) {
       check_sentence_to_score(line, fmt::format("stdin:{}", lines.size() + 1));
@@ -67,13 +69,18 @@ void add_score(CLI::App& app) {
       nlohmann::json j{{"sentence", lines[i]}, {"ids", sc.ids},
                        {field, reduce_logprobs(sc.logprobs, m, r)}};
       if (a->per_token) {
-        // holistic scores every id; pll every id but <s> and </s>
-        const size_t skip = sc.logprobs.size() == sc.ids.size() ? 0 : 1;
+        // holistic scores every id; pll every id but <s> and </s>; causal every id but <s>
+        const size_t skip = first_scored_id(m);
         std::vector<std::string> pieces;
         for (size_t t = 0; t < sc.logprobs.size(); ++t)
           pieces.push_back(scorer.tokenizer().piece(sc.ids[t + skip]));
         j["logprobs"] = sc.logprobs;
         j["pieces"] = pieces;
+        if (m == Method::causal) {  // surprisal in bits: -log2 P
+          std::vector<double> bits;
+          for (double lp : sc.logprobs) bits.push_back(-lp / std::log(2.0));
+          j["surprisal"] = bits;
+        }
       }
       fmt::print("{}\n", j.dump());
     }

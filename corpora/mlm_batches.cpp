@@ -4,21 +4,9 @@
 #include <numeric>
 
 #include "common/error.h"
+#include "corpora/shuffle.h"
 
 namespace bb {
-
-namespace {
-// Fisher-Yates with Philox draws: a permutation that is a pure function of (key, stream).
-template <typename T>
-void shuffle(std::vector<T>& v, const Philox& rng, uint64_t stream) {
-  for (size_t i = v.size(); i > 1; --i) {
-    uint32_t w[4];
-    rng.block(stream, uint64_t(i), w);
-    const uint64_t r = (uint64_t(w[0]) << 32 | w[1]) % i;
-    std::swap(v[i - 1], v[r]);
-  }
-}
-}  // namespace
 
 MlmBatches::MlmBatches(const TokenizedCorpus& corpus, const BatchingOptions& opt, uint64_t seed)
     : corpus_(corpus), opt_(opt), seed_(seed) {
@@ -35,7 +23,7 @@ void MlmBatches::build_epoch(int64_t epoch) {
   const Philox rng{stream_key(seed_, 0xBA7C4)};
   order_.resize(items_);
   std::iota(order_.begin(), order_.end(), 0u);
-  shuffle(order_, rng, uint64_t(epoch) * 2);
+  philox_shuffle(order_, rng, uint64_t(epoch) * 2);
   const int P = std::max(1, opt_.mask_patterns);
   const int64_t chunk = int64_t(opt_.batch_size) * opt_.bucket_batches;
   for (int64_t s = 0; s < items_; s += chunk) {
@@ -46,7 +34,7 @@ void MlmBatches::build_epoch(int64_t epoch) {
   }
   std::vector<int64_t> starts;
   for (int64_t s = 0; s < items_; s += opt_.batch_size) starts.push_back(s);
-  shuffle(starts, rng, uint64_t(epoch) * 2 + 1);
+  philox_shuffle(starts, rng, uint64_t(epoch) * 2 + 1);
   // Materialise the batch order so each batch's items are contiguous.
   std::vector<uint32_t> ordered;
   ordered.reserve(items_);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/batch.h"
+#include "corpora/batch_stream.h"
 #include "corpora/corpus.h"
 #include "corpora/masking.h"
 
@@ -22,16 +23,16 @@ struct BatchingOptions {
   MaskingOptions masking{};
 };
 
-class MlmBatches {
+class MlmBatches final : public BatchStream {
  public:
   MlmBatches(const TokenizedCorpus& corpus, const BatchingOptions& opt, uint64_t seed);
 
-  int64_t batches_per_epoch() const { return int64_t(epoch_batches_.size()); }
+  int64_t batches_per_epoch() const override { return int64_t(epoch_batches_.size()); }
   int64_t items_per_epoch() const { return items_; }
   // Batch `step` (0-based over all epochs).
-  void batch(int64_t step, Batch& out);
+  void batch(int64_t step, Batch& out) override;
   // Mean over the epoch's batches of pad / (batch_size x longest) had they been padded.
-  double padding_fraction(int64_t epoch = 0);
+  double padding_fraction(int64_t epoch = 0) override;
 
  private:
   void build_epoch(int64_t epoch);

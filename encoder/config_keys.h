@@ -16,17 +16,20 @@ struct ConfigKeys {
   std::string_view activation_key, activation;  // e.g. hidden_act "gelu"
   // gpt2: the embeddings' dropout, which this toolkit keeps equal to the residual dropout.
   std::string_view embedding_dropout;
+  // The training loss is the next-token loss of every token after <s>: its exp is a perplexity
+  // per token (logged as dev_perplexity). A masked LM's loss over masked tokens is not.
+  bool next_token_loss;
 };
 
 inline constexpr ConfigKeys kRobertaKeys{
     ModelKind::roberta, "roberta", "RobertaForMaskedLM", "hidden_size", "num_hidden_layers",
     "num_attention_heads", "intermediate_size", "max_position_embeddings", "layer_norm_eps",
-    "hidden_dropout_prob", "attention_probs_dropout_prob", "hidden_act", "gelu", ""};
+    "hidden_dropout_prob", "attention_probs_dropout_prob", "hidden_act", "gelu", "", false};
 
 inline constexpr ConfigKeys kGpt2Keys{
     ModelKind::gpt2, "gpt2", "GPT2LMHeadModel", "n_embd", "n_layer", "n_head", "n_inner",
     "n_positions", "layer_norm_epsilon", "resid_pdrop", "attn_pdrop", "activation_function",
-    "gelu_new", "embd_pdrop"};
+    "gelu_new", "embd_pdrop", true};
 
 // The keys of a text kind (roberta or gpt2; any other kind is an internal error).
 const ConfigKeys& config_keys(ModelKind kind);

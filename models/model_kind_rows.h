@@ -3,7 +3,7 @@
 #pragma once
 #include "models/icl_kind.h"
 #include "models/model_kind.h"
-#include "models/roberta_kind.h"
+#include "models/text_kinds.h"
 
 namespace bb {
 
@@ -14,7 +14,7 @@ struct ModelKindRow<ModelKind::roberta> {
       ModelKind::roberta, "roberta", {"roberta", "babyberta"}, "BabyBERTa's RoBERTa masked LM",
       {C::info, C::attention, C::saturation, C::probe, C::score, C::encode, C::export_hf,
        C::python_load},
-      8, ModelInput::sentences, describe_roberta, roberta_attention};
+      8, ModelInput::sentences, describe_text_model, text_model_attention};
 };
 
 template <>
@@ -29,10 +29,11 @@ struct ModelKindRow<ModelKind::icl_gpt2> {
 
 template <>
 struct ModelKindRow<ModelKind::gpt2> {
+  using C = ModelCommand;
   static constexpr ModelKindSpec spec{
-      ModelKind::gpt2, "gpt2", {"gpt2", ""},
-      "a GPT-2 causal LM (reserved: no command reads it yet)", {}, 0, ModelInput::none, nullptr,
-      nullptr};
+      ModelKind::gpt2, "gpt2", {"gpt2", ""}, "a GPT-2-style causal LM",
+      {C::info, C::attention, C::saturation, C::probe, C::score, C::encode, C::python_load}, 7,
+      ModelInput::sentences, describe_text_model, text_model_attention};
 };
 
 }  // namespace bb

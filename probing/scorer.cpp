@@ -1,5 +1,7 @@
 #include "probing/scorer.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -11,11 +13,36 @@
 #include "backend/threads.h"
 #include "common/error.h"
 #include "encoder/checkpoint.h"
+#include "encoder/config_keys.h"
 #include "tokenizer/normalizer.h"
 
 namespace bb {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+struct MethodRow {
+  Method method;
+  const char* name;
+  ModelKind kind;
+  Reduction reduction;           // the literature's default
+  const char *sum_field, *mean_field;  // score's JSONL field under each reduction
+  size_t first_id;               // the id of logprobs[0]
+};
+// The scoring methods, in enum order.
+constexpr MethodRow kMethodTable[] = {
+    {Method::holistic, "holistic", ModelKind::roberta, Reduction::mean, "sum_ce", "mean_ce", 0},
+    {Method::pll, "pll", ModelKind::roberta, Reduction::sum, "pll", "mean_pll", 1},
+    {Method::pll_word_l2r, "pll-word-l2r", ModelKind::roberta, Reduction::sum, "pll", "mean_pll",
+     1},
+    {Method::causal, "causal", ModelKind::gpt2, Reduction::sum, "logprob", "mean_logprob", 1},
+};
+static_assert(std::size(kMethodTable) == std::size(kAllMethods), "a row per method");
+
+const MethodRow& row(Method m) { return kMethodTable[size_t(m)]; }
+
+}  // namespace
 
 std::vector<std::string> method_names() {
   std::vector<std::string> names;
@@ -23,17 +50,41 @@ std::vector<std::string> method_names() {
   return names;
 }
 
+std::vector<std::string> method_names(ModelKind kind) {
+  std::vector<std::string> names;
+  for (const MethodRow& r : kMethodTable)
+    if (r.kind == kind) names.push_back(r.name);
+  return names;
+}
+
 Method parse_method(const std::string& s) {
   for (Method m : kAllMethods)
     if (s == method_name(m)) return m;
-  fail("unknown scoring method '{}' (expected holistic, pll or pll-word-l2r)", s);
+  fail("unknown scoring method '{}' (expected {})", s, fmt::join(method_names(), ", "));
 }
 
-std::string method_name(Method m) {
-  return m == Method::holistic ? "holistic" : m == Method::pll ? "pll" : "pll-word-l2r";
-}
+std::string method_name(Method m) { return row(m).name; }
 
 bool higher_is_better(Method m) { return m != Method::holistic; }
+
+ModelKind method_kind(Method m) { return row(m).kind; }
+
+Method default_method(ModelKind kind) {
+  for (const MethodRow& r : kMethodTable)
+    if (r.kind == kind) return r.method;  // the kind's first method
+  fail("internal: no scoring method for this model kind");
+}
+
+Method method_for(const std::string& name, ModelKind kind, std::string_view command) {
+  if (name.empty()) return default_method(kind);
+  const Method m = parse_method(name);
+  if (method_kind(m) == kind) return m;
+  throw UsageError(fmt::format("{}: --method {} scores {} models; a {} model takes {}", command,
+                               name, config_keys(method_kind(m)).model_type,
+                               config_keys(kind).model_type, fmt::join(method_names(kind), ", ")));
+}
+
+size_t first_scored_id(Method m) { return row(m).first_id; }
 
 Reduction parse_reduction(const std::string& s) {
   if (s == "sum") return Reduction::sum;
@@ -43,9 +94,7 @@ Reduction parse_reduction(const std::string& s) {
 
 std::string reduction_name(Reduction r) { return r == Reduction::sum ? "sum" : "mean"; }
 
-Reduction default_reduction(Method m) {
-  return m == Method::holistic ? Reduction::mean : Reduction::sum;
-}
+Reduction default_reduction(Method m) { return row(m).reduction; }
 
 double reduce_logprobs(const std::vector<double>& logprobs, Method m, Reduction r) {
   double sum = 0;
@@ -65,8 +114,7 @@ void check_sentence_to_score(const std::string& s, const std::string& where) {
 }
 
 std::string score_field(Method m, Reduction r) {
-  if (m == Method::holistic) return r == Reduction::mean ? "mean_ce" : "sum_ce";
-  return r == Reduction::sum ? "pll" : "mean_pll";
+  return r == Reduction::sum ? row(m).sum_field : row(m).mean_field;
 }
 
 int default_batch_tokens(Device device) { return device == Device::cuda ? 8192 : 512; }
@@ -212,6 +260,12 @@ ScoringBatches Scorer::pack(const std::vector<std::vector<int32_t>>& all, Method
       for (int t = 0; t < L; ++t) score_row(b, off, t, ids[t], {int(s), t});
       continue;
     }
+    if (m == Method::causal) {  // position t predicts token t + 1
+      Batch& b = add_sequence(ids);
+      const int off = b.num_tokens() - L;
+      for (int t = 0; t + 1 < L; ++t) score_row(b, off, t, ids[t + 1], {int(s), t});
+      continue;
+    }
     for (int t = 1; t < L - 1; ++t) {
       Batch& b = add_sequence(ids);
       const int off = b.num_tokens() - L;
@@ -266,9 +320,14 @@ void Scorer::run(const ScoringBatches& p, std::vector<SentenceScore>& out,
 std::vector<SentenceScore> Scorer::score_ids(std::vector<std::vector<int32_t>> all, Method m,
                                              const std::function<void(int64_t)>& progress) {
   std::vector<SentenceScore> out(all.size());
-  for (size_t s = 0; s < all.size(); ++s) {  // holistic scores every token, pll all but <s> </s>
-    const int L = int(all[s].size());
-    out[s].logprobs.assign(m == Method::holistic ? L : std::max(0, L - 2), 0.0);
+  BB_CHECK(method_kind(m) == config().kind, "internal: --method {} on a {} model",
+           method_name(m), config_keys(config().kind).model_type);
+  for (size_t s = 0; s < all.size(); ++s) {  // holistic scores every token, pll all but <s> </s>,
+    const int L = int(all[s].size());        // causal all but <s>
+    out[s].logprobs.assign(m == Method::holistic ? L
+                           : m == Method::causal ? std::max(0, L - 1)
+                                                 : std::max(0, L - 2),
+                           0.0);
   }
   run(pack(all, m), out, progress);
   for (size_t s = 0; s < out.size(); ++s) out[s].ids = std::move(all[s]);

@@ -5,6 +5,9 @@
 //     (higher is better).
 //   pll-word-l2r (Kauf & Ivanova 2023): like pll, but the later sub-tokens of the same word are
 //     masked too.
+//   causal (a gpt2 model; minicons' IncrementalLMScorer, BLiMP's protocol): score = summed
+//     log P(w_t | w_<t) over every token after <s>, </s> included (higher is better).
+// The roberta kind takes the first three, the gpt2 kind causal (kMethodTable).
 // Sentences (or their masked copies) are packed into large batches; the vocabulary projection is
 // computed only at the scored rows.
 #pragma once
@@ -22,12 +25,22 @@ namespace bb {
 
 struct ScoringBatches;  // scorer.cpp: sequences packed into batches, and where each row's score goes
 
-enum class Method { holistic, pll, pll_word_l2r };
-inline constexpr Method kAllMethods[] = {Method::holistic, Method::pll, Method::pll_word_l2r};
+enum class Method { holistic, pll, pll_word_l2r, causal };
+inline constexpr Method kAllMethods[] = {Method::holistic, Method::pll, Method::pll_word_l2r,
+                                         Method::causal};
 Method parse_method(const std::string& s);
-std::vector<std::string> method_names();  // holistic, pll, pll-word-l2r
+std::vector<std::string> method_names();  // holistic, pll, pll-word-l2r, causal
 std::string method_name(Method m);
 bool higher_is_better(Method m);
+// The kind of model a method scores (roberta or gpt2), the methods of a kind, and its default
+// (roberta: holistic, gpt2: causal).
+ModelKind method_kind(Method m);
+std::vector<std::string> method_names(ModelKind kind);
+Method default_method(ModelKind kind);
+// `name` (empty: the kind's default) for a model of `kind`; a method of another kind is a usage
+// error (exit 2) naming the kind's methods: "probe: --method holistic scores roberta models; a
+// gpt2 model takes causal".
+Method method_for(const std::string& name, ModelKind kind, std::string_view command);
 
 // How a sentence's per-token log-probs become its score: the sum or the mean over the tokens its
 // method scores (holistic: every id incl. <s> and </s>, as cross-entropy, so lower is better;
@@ -54,8 +67,12 @@ void check_sentence_to_score(const std::string& s, const std::string& where);
 struct SentenceScore {
   std::vector<int32_t> ids;      // incl. <s>, </s>
   double score = 0;
-  std::vector<double> logprobs;  // holistic: one per id; pll: one per id but <s>, </s>
+  // holistic: one per id; pll: one per id but <s>, </s>; causal: one per id but <s> (the first
+  // token has none)
+  std::vector<double> logprobs;
 };
+// The index in ids of logprobs[0] under m (holistic 0, pll and causal 1).
+size_t first_scored_id(Method m);
 
 // Tokens per scoring batch when the caller passes 0. CPU: 512 (a replica's largest activation,
 // the logits of a holistic batch, is then 16 MB instead of 64 MB at 2,048: `bench score` max RSS

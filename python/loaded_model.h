@@ -33,6 +33,7 @@ class LoadedModel {
 
   // Per sentence: ids (with <s>, </s>) and per-token log-probs, as `score --per-token`.
   std::vector<SentenceScore> score(const std::vector<std::string>& sentences, Method m);
+  ModelKind kind() const { return scorer_.config().kind; }
   // The pieces of the tokens a method scores (holistic every id, pll all but <s> and </s>).
   std::vector<std::string> scored_pieces(const SentenceScore& s) const;
   // One sentence's output logits (L, V) row-major, and its ids (with <s>, </s>) in `ids`.

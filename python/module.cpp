@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/kernel_choice.h"
+#include "encoder/config_keys.h"
 #include "backend/precision.h"
 #include "common/error.h"
 #include "python/engine_call.h"
@@ -35,16 +36,18 @@ py::object from_json(const nlohmann::json& j) {
   return py::module_::import("json").attr("loads")(j.dump());
 }
 
-// minicons' names for the pseudo-log-likelihood variants, beside ours.
-Method method_of(const std::string& name) {
-  if (name == "original") return Method::pll;
-  if (name == "within_word_l2r") return Method::pll_word_l2r;
-  return parse_method(name);
+// The method `name` names for m's kind (empty: the kind's default; minicons' names for the
+// pseudo-log-likelihood variants beside ours); a method of another kind is babyberta.Error.
+Method method_of(const LoadedModel& m, const std::string& name, const char* call) {
+  const std::string ours = name == "original"          ? "pll"
+                           : name == "within_word_l2r" ? "pll-word-l2r"
+                                                       : name;
+  return engine_call([&] { return method_for(ours, m.kind(), call); });
 }
 
 py::list sequence_score(LoadedModel& m, const std::vector<std::string>& sentences,
                         const std::string& method, const std::string& reduction) {
-  const Method meth = method_of(method);
+  const Method meth = method_of(m, method, "sequence_score");
   const Reduction red = parse_reduction(reduction);
   const std::vector<double> scores = engine_call([&] {
     std::vector<double> out;
@@ -58,7 +61,7 @@ py::list sequence_score(LoadedModel& m, const std::vector<std::string>& sentence
 // Per sentence a float64 array of the scored tokens' log-probabilities.
 py::list token_logprobs(LoadedModel& m, const std::vector<std::string>& sentences,
                         const std::string& method) {
-  const Method meth = method_of(method);
+  const Method meth = method_of(m, method, "token_logprobs");
   const auto scores = engine_call([&] { return m.score(sentences, meth); });
   py::list out;
   for (const SentenceScore& s : scores)
@@ -69,7 +72,7 @@ py::list token_logprobs(LoadedModel& m, const std::vector<std::string>& sentence
 // Per sentence a list of (piece, log-probability) of the scored tokens.
 py::list token_score(LoadedModel& m, const std::vector<std::string>& sentences,
                      const std::string& method) {
-  const Method meth = method_of(method);
+  const Method meth = method_of(m, method, "token_score");
   const auto scores = engine_call([&] { return m.score(sentences, meth); });
   py::list out;
   for (const SentenceScore& s : scores) {
@@ -174,6 +177,9 @@ PYBIND11_MODULE(_babyberta, m) {
       .def_property_readonly("path", &LoadedModel::dir)
       .def_property_readonly("config", [](const LoadedModel& x) { return from_json(x.config_json()); })
       .def_property_readonly("attention_function", &LoadedModel::attention_label)
+      .def_property_readonly("kind", [](const LoadedModel& x) {
+        return std::string(config_keys(x.kind()).model_type);
+      })
       .def_property_readonly("trained_values", &trained_values)
       .def("sequence_score", &sequence_score, "sentences"_a, "method"_a, "reduction"_a)
       .def("token_logprobs", &token_logprobs, "sentences"_a, "method"_a)
@@ -190,8 +196,8 @@ PYBIND11_MODULE(_babyberta, m) {
                     const std::string& tie_rule, int pairs_per_paradigm, int threads,
                     const std::string& device, std::optional<bool> header,
                     const std::string& precision) {
-    bb::ProbeArgs a{.model = model, .suite = suites.at(0), .out = out, .method = method,
-                .tie_rule = tie_rule, .reduction = reduction, .threads = threads, .device = device,
+    bb::ProbeArgs a{.model = model, .suite = suites.at(0), .out = out, .tie_rule = tie_rule,
+                .method = method, .reduction = reduction, .threads = threads, .device = device,
                 .precision = precision, .pairs_per_paradigm = pairs_per_paradigm, .quiet = true, .suites = suites,
                 .header = header.value_or(false), .no_header = header && !*header};
     return engine_call([&] { return run_probe(a).notes; });  // the notes the CLI prints

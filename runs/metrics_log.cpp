@@ -11,7 +11,7 @@ namespace bb {
 
 namespace fs = std::filesystem;
 
-double dev_loss(Model<float>& model, MlmBatches& dev, int64_t n) {
+double dev_loss(Model<float>& model, BatchStream& dev, int64_t n) {
   Batch b;
   double total = 0;
   int64_t count = 0;

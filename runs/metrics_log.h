@@ -1,26 +1,29 @@
 // A training run's metrics: one line per evaluation with the window's mean training loss, the dev
-// loss and, with --probe-every, the probe of that step's model (learning curves).
+// loss (a causal LM's also as dev_perplexity, per token) and, with --probe-every, the probe of that step's model (learning curves).
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <limits>
 
-#include "corpora/mlm_batches.h"
+#include "corpora/batch_stream.h"
+#include "encoder/config_keys.h"
 #include "encoder/trainer.h"
 #include "runs/progress.h"
 #include "runs/train_flags.h"
 
 namespace bb {
 
-// Mean MLM loss over the first `n` dev batches (fixed masks, no dropout), weighted by masked tokens.
-double dev_loss(Model<float>& model, MlmBatches& dev, int64_t n);
+// Mean loss over the first `n` dev batches (no dropout), weighted by scored tokens: the MLM loss
+// (fixed masks) or the next-token loss.
+double dev_loss(Model<float>& model, BatchStream& dev, int64_t n);
 
 // One metrics line per evaluation; elapsed_s is the trainer's
 // clock, which counts on across resumes.
 class MetricsLog {
  public:
   // dev: nullptr with --no-dev (no dev loss)
-  MetricsLog(const TrainArgs& a, Trainer& trainer, MlmBatches* dev, Progress& progress)
+  MetricsLog(const TrainArgs& a, Trainer& trainer, BatchStream* dev, Progress& progress)
       : a_(a), trainer_(trainer), dev_(dev), progress_(progress) {
     const nlohmann::json& w = trainer.window();  // a resume between two lines: their window
     loss_sum_ = w.value("loss_sum", 0.0), loss_n_ = w.value("loss_n", int64_t(0));
@@ -40,6 +43,7 @@ class MetricsLog {
     if (dev_) {
       const double dl = dev_loss(trainer_.model(), *dev_, a_.dev_batches);
       line["dev_loss"] = dl;
+      if (config_keys(text_kind(a_)).next_token_loss) line["dev_perplexity"] = std::exp(dl);
       last_step_ = s.step, last_dev_loss_ = dl;
       if (!a_.quiet) progress_.note(fmt::format("step {}: dev loss {:.4f}", s.step, dl));
     }
@@ -60,7 +64,7 @@ class MetricsLog {
 
   const TrainArgs& a_;
   Trainer& trainer_;
-  MlmBatches* dev_;
+  BatchStream* dev_;
   Progress& progress_;
   double loss_sum_ = 0;
   int64_t loss_n_ = 0, tokens_ = 0;

@@ -103,9 +103,7 @@ json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, 
 
 ProbeSummary run_probe(const ProbeArgs& a) {
   set_threads(a.threads);
-  const Method method = parse_method(a.method);
-  const Reduction reduction =
-      a.reduction.empty() ? default_reduction(method) : parse_reduction(a.reduction);
+  if (!a.method.empty()) parse_method(a.method);  // an unknown name before anything else
   const TieRule ties = parse_tie_rule(a.tie_rule);
   BB_CHECK(a.order == "bad-first" || a.order == "good-first",
            "unknown pair order '{}' (expected bad-first or good-first)", a.order);
@@ -117,7 +115,11 @@ ProbeSummary run_probe(const ProbeArgs& a) {
   const Device device = usable_device(a.device);
   const Precision precision = parse_precision(a.precision);
   require_precision(precision, device);  // before any work
-  require_model_kind(a.model, ModelCommand::probe);  // a model of another kind: exit 2, named
+  // a model of another kind: exit 2, named; then its kind's methods
+  const ModelKind kind = require_model_kind(a.model, ModelCommand::probe).kind;
+  const Method method = method_for(a.method, kind, "probe");
+  const Reduction reduction =
+      a.reduction.empty() ? default_reduction(method) : parse_reduction(a.reduction);
   Scorer scorer(a.model, a.batch_tokens, device);  // first: a mistyped --model is named first
   scorer.set_precision(precision);
   if (!a.out.empty()) check_results_writable(a.out);  // fail before any scoring

@@ -10,7 +10,8 @@
 namespace bb {
 
 struct ProbeArgs {
-  std::string model, suite, out, method = "holistic", tie_rule = "half", order = "bad-first";
+  std::string model, suite, out, tie_rule = "half", order = "bad-first";
+  std::string method = {};     // empty: the model kind's default (roberta holistic, gpt2 causal)
   std::string reduction = {};  // sum or mean; empty: the method's default (holistic mean, pll sum)
   int threads = 1;
   std::string device = "cpu";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/flag_names.h"
+#include "corpora/causal_batches.h"
 #include "training/flag_ranges.h"
 #include "training/head_value_flags.h"
 #include "training/precision_flag.h"
@@ -18,6 +19,8 @@ namespace {
 constexpr auto math = FlagRole::math, resumable = FlagRole::resumable, input = FlagRole::input;
 using R = const Recipe&;
 
+bool masked_lm(const TrainArgs& a) { return a.kind == "roberta"; }
+
 // The member a row sets: BB_FIELD(optim.lr).
 #define BB_FIELD(member) [](TrainArgs& a) -> FlagField { return &a.member; }
 
@@ -27,11 +30,24 @@ std::vector<TrainFlag> make_table() {
        .field = BB_FIELD(corpus), .required = true},
       {.flag = flag_name::out, .help = "Output (model) directory", .role = input, .field = BB_FIELD(out),
        .required = true},
+      {.flag = "--kind",
+       .help = "Model kind: roberta (BabyBERTa's masked LM) or gpt2 (a GPT-2-style causal LM)",
+       .role = math, .field = BB_FIELD(kind),
+       .check = [] { return one_of("kind", {"roberta", "gpt2"}); },
+       .recorded = [](const TrainArgs& a) { return a.kind != "roberta"; }},
+      {.flag = "--packing",
+       .help = "gpt2: utterance (one utterance per sequence, as minimal pairs are scored) or "
+               "packed (utterances concatenated into blocks of the preset's positions)",
+       .role = math, .field = BB_FIELD(packing),
+       .check = [] { return one_of("packing", {kPackingNames.begin(), kPackingNames.end()}); },
+       .applies = [](const TrainArgs& a) { return a.kind == "gpt2"; }},
       {.flag = flag_name::attention, .help = attention_function_help(), .role = math,
        .field = BB_FIELD(attention),
        .check = [] { return one_of("attention function", attention_function_name_list()); }},
-      {.flag = flag_name::preset, .help = "Model size: babyberta, small, tiny", .role = math,
-       .field = BB_FIELD(preset), .check = [] { return one_of("preset", preset_names()); },
+      {.flag = flag_name::preset,
+       .help = "Model size: babyberta, small, tiny (either kind); decoder-114m (gpt2, for a GPU)",
+       .role = math, .field = BB_FIELD(preset),
+       .check = [] { return one_of("preset", preset_names(ModelKind::gpt2)); },
        .from_recipe = [](TrainArgs& a, R r) { a.preset = r.preset; }},
       {.flag = flag_name::recipe,
        .help = "Training recipe: babyberta (BabyBERTa's) or ssa-paper (the SSA paper's HF Trainer "
@@ -77,14 +93,17 @@ std::vector<TrainFlag> make_table() {
       {.flag = flag_name::mask_patterns, .help = "BabyBERTa: fixed mask patterns per utterance",
        .role = math, .field = BB_FIELD(batching.mask_patterns),
        .check = [] { return count_in(1, 1000); },
-       .from_recipe = [](TrainArgs& a, R r) { a.batching.mask_patterns = r.mask_patterns; }},
+       .from_recipe = [](TrainArgs& a, R r) { a.batching.mask_patterns = r.mask_patterns; },
+       .applies = masked_lm},
       {.flag = flag_name::hf_masking,
        .help = "HF recipe: 80/10/10 and a fresh pattern at every visit (default BabyBERTa 90/10/0)",
        .role = math, .field = BB_FIELD(hf_masking), .form = TrainFlag::switch_on,
-       .from_recipe = [](TrainArgs& a, R r) { a.hf_masking = r.hf_masking; }},
+       .from_recipe = [](TrainArgs& a, R r) { a.hf_masking = r.hf_masking; },
+       .applies = masked_lm},
       {.flag = flag_name::mask_prob, .help = "Masking probability", .role = math,
        .field = BB_FIELD(batching.masking.prob), .check = [] { return in_range(0.01, 1); },
-       .from_recipe = [](TrainArgs& a, R r) { a.batching.masking.prob = r.mask_prob; }},
+       .from_recipe = [](TrainArgs& a, R r) { a.batching.masking.prob = r.mask_prob; },
+       .applies = masked_lm},
       {.flag = flag_name::bucket_batches, .help = "Batches per length-sorted chunk (1: no bucketing)",
        .role = math, .field = BB_FIELD(batching.bucket_batches),
        .check = [] { return count_in(1, 1000000); },
@@ -188,7 +207,22 @@ void add_train_options(CLI::App* cmd, TrainArgs& a, const std::set<std::string>&
   flag_table::add_options(cmd, a, train_flags(), skip);
 }
 
+ModelKind text_kind(const TrainArgs& a) {
+  if (a.kind == "roberta") return ModelKind::roberta;
+  if (a.kind == "gpt2") return ModelKind::gpt2;
+  throw UsageError(fmt::format("--kind: unknown kind '{}' (expected roberta or gpt2)", a.kind));
+}
+
 void apply_recipe(TrainArgs& a, const CLI::App& cmd) {
+  flag_table::check_applicable<TrainArgs, Recipe>(
+      a, train_flags(), cmd, [](const TrainArgs& x) { return fmt::format("--kind {}", x.kind); });
+  try {  // a preset of the other kind (decoder-114m for roberta): before any work
+    preset(a.preset, text_kind(a));
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
   const Recipe r = recipe(a.recipe);
   for (const TrainFlag& row : train_flags())
     if (row.from_recipe && cmd.count(row.flag) == 0) row.from_recipe(a, r);

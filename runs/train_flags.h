@@ -20,6 +20,8 @@
 namespace bb {
 
 struct TrainArgs {
+  std::string kind = "roberta";       // --kind: roberta (masked LM) or gpt2 (causal LM)
+  std::string packing = "utterance";  // --packing (gpt2): utterance or packed
   std::string corpus, out, tokenizer, preset = "babyberta",
               attention = attention_function_name(AttentionFunction::softmax);
   std::string recipe = "babyberta";  // encoder/recipe.h; fills the flags not given
@@ -53,6 +55,9 @@ struct TrainArgs {
   int probe_pairs = 0;          // pairs per paradigm of those probes (0: all)
   bool quiet = false;           // not a flag: experiment's in-process runs, MPI's other ranks
 };
+
+// --kind's model kind (roberta or gpt2; else a one-line error).
+ModelKind text_kind(const TrainArgs& a);
 
 // A row of train's table (training/flag_table.h); a --recipe sets the rows with from_recipe.
 using TrainFlag = FlagRow<TrainArgs, Recipe>;

@@ -161,7 +161,7 @@ void run_train(TrainArgs a, const DataParallel& parallel,
                     .out = out, .resume = a.resume,
                     .device = device, .precision = precision, .cuda_graphs = a.cuda_graphs,
                     .parallel = parallel};
-  MlmBatches& batches = *data.batches;
+  BatchStream& batches = *data.batches;
   Trainer trainer(*run.config, cap, topt,
                   [&](uint64_t, int64_t step, Batch& b) { batches.batch(step, b); });
   const int64_t start = trainer.step();

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/error.h"
+#include "corpora/causal_batches.h"
 
 namespace bb {
 
@@ -28,7 +29,7 @@ Tokenizer tokenizer_for(const TrainArgs& a) {
 }
 
 Config model_config(const TrainArgs& a, const Tokenizer& tok) {
-  Config config = preset(a.preset);
+  Config config = preset(a.preset, text_kind(a));
   if (a.layer_norm_eps > 0) config.layer_norm_eps = a.layer_norm_eps;
   config.vocab_size = tok.vocab_size();
   config.attention = parse_attention_function(a.attention);
@@ -38,6 +39,41 @@ Config model_config(const TrainArgs& a, const Tokenizer& tok) {
   config.validate("train options");
   return config;
 }
+
+namespace {
+
+// The kind's batch source (a model kind's own piece).
+void make_batches(TrainArgs& a, const Config& config, uint64_t dev_seed, TrainingData& d) {
+  switch (config.kind) {
+    case ModelKind::roberta: {
+      a.batching.masking.vocab_size = config.vocab_size;
+      a.batching.masking.mask_id = config.mask_id;
+      d.batches = std::make_unique<MlmBatches>(d.train, a.batching, a.seed);
+      BatchingOptions dev_opt = a.batching;
+      dev_opt.mask_patterns = 1;
+      // The dev masks too are the same for every training seed.
+      if (!a.no_dev) d.dev_batches = std::make_unique<MlmBatches>(d.dev, dev_opt, dev_seed + 1);
+      return;
+    }
+    case ModelKind::gpt2: {
+      const CausalBatching opt{.batch_size = a.batching.batch_size,
+                               .bucket_batches = a.batching.bucket_batches,
+                               .packing = parse_packing(a.packing),
+                               .block = config.max_tokens(),
+                               .bos_id = config.bos_id};
+      d.batches = std::make_unique<CausalBatches>(d.train, opt, a.seed);
+      if (opt.packing == Packing::packed) d.longest = opt.block;  // a block is a sequence
+      CausalBatching dev_opt = opt;
+      dev_opt.packing = Packing::utterance;
+      if (!a.no_dev) d.dev_batches = std::make_unique<CausalBatches>(d.dev, dev_opt, dev_seed + 1);
+      return;
+    }
+    case ModelKind::icl_gpt2: break;
+  }
+  fail("internal: train makes no {} batches", config.kind == ModelKind::icl_gpt2 ? "ICL" : "?");
+}
+
+}  // namespace
 
 void load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config, TrainingData& d) {
   const CorpusOptions corpus_opt{.min_words = 3, .max_tokens = config.max_tokens(),
@@ -55,14 +91,8 @@ void load_training_data(TrainArgs& a, const Tokenizer& tok, const Config& config
     a.batching.masking.mask_frac = 0.8;
     a.batching.mask_patterns = 0;
   }
-  a.batching.masking.vocab_size = config.vocab_size;
-  a.batching.masking.mask_id = config.mask_id;
-  d.batches = std::make_unique<MlmBatches>(d.train, a.batching, a.seed);
-  BatchingOptions dev_opt = a.batching;
-  dev_opt.mask_patterns = 1;
-  // The dev masks too are the same for every training seed.
-  if (!a.no_dev) d.dev_batches = std::make_unique<MlmBatches>(d.dev, dev_opt, dev_seed + 1);
   for (int64_t i = 0; i < d.all.size(); ++i) d.longest = std::max(d.longest, d.all.length(i));
+  make_batches(a, config, dev_seed, d);
   if (!a.quiet) {
     fmt::print(stderr, "corpus {}: {}\n", a.corpus, d.all.stats.summary());
     fmt::print(stderr, "train {} utterances ({} tokens), dev {}; {} batches per epoch, padding "

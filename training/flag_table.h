@@ -49,6 +49,10 @@ struct FlagRow {
   // math flags added after runs existed are in run.json only when this holds, so that older runs
   // keep their fingerprints (empty: always); reading back, an absent one keeps its default
   std::function<bool(const Args&)> recorded = {};
+  // Whether the flag applies to these arguments (empty: always), e.g. masking to the masked LM
+  // only: where it does not, it is neither recorded nor passed on (to_args), and given on the
+  // command line it is a usage error (check_applicable).
+  std::function<bool(const Args&)> applies = {};
   bool required = false;
   std::function<std::string(const Args&)> text = {};  // to_args's value (empty: the member's)
   bool show_default = true;  // in --help (false where the default means "not given")
@@ -108,6 +112,7 @@ std::vector<std::string> to_args(const Args& given, const std::vector<FlagRow<Ar
   using Row = FlagRow<Args, Recipe>;
   Args a = given, defaults;
   for (const Row& row : rows) {
+    if (row.applies && !row.applies(a)) continue;
     const FlagField field = row.field(a);
     const bool as_default = json_of(field) == json_of(row.field(defaults));
     if (row.form != Row::value) {
@@ -121,6 +126,17 @@ std::vector<std::string> to_args(const Args& given, const std::vector<FlagRow<Ar
   return prefix;
 }
 
+// A flag given on `cmd`'s command line that does not apply to `a` (FlagRow::applies): a usage
+// error naming it and `why` ("--mask-prob does not apply to --kind gpt2 (...)").
+template <typename Args, typename Recipe>
+void check_applicable(const Args& a, const std::vector<FlagRow<Args, Recipe>>& rows,
+                      const CLI::App& cmd, const std::function<std::string(const Args&)>& why) {
+  for (const FlagRow<Args, Recipe>& row : rows)
+    if (row.applies && !row.applies(a) && cmd.get_option_no_throw(row.flag) != nullptr &&
+        cmd.count(row.flag) > 0)
+      throw UsageError(fmt::format("{} does not apply to {}", row.flag, why(a)));
+}
+
 // The rows of `role` that `given` records, as run.json keeps them: {key: value}.
 template <typename Args, typename Recipe>
 nlohmann::ordered_json settings(const Args& given, const std::vector<FlagRow<Args, Recipe>>& rows,
@@ -129,7 +145,8 @@ nlohmann::ordered_json settings(const Args& given, const std::vector<FlagRow<Arg
   Args a = given;
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const Row& row : rows) {
-    if (row.role != role || (row.recorded && !row.recorded(a))) continue;
+    if (row.role != role || (row.recorded && !row.recorded(a)) || (row.applies && !row.applies(a)))
+      continue;
     const nlohmann::ordered_json value = json_of(row.field(a));
     out[row.settings_key()] = row.form == Row::switch_off ? nlohmann::ordered_json(!value.get<bool>())
                                                           : value;
@@ -147,7 +164,7 @@ void read_settings(const nlohmann::json& j, Args& a, const std::vector<FlagRow<A
   for (const Row& row : rows) {
     if (row.role != role) continue;
     const std::string& key = row.settings_key();
-    if (row.recorded && !j.contains(key)) continue;
+    if ((row.recorded || row.applies) && !j.contains(key)) continue;
     std::visit(
         [&](auto* p) {
           using T = std::remove_pointer_t<decltype(p)>;

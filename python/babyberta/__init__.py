@@ -64,10 +64,13 @@ class Model:
         self._engine = engine
 
     def __repr__(self):
-        return (f"babyberta.Model({str(self.path)!r}, attention={self.attention_function!r}, "
-                f"{self.config.get('num_hidden_layers')} layers, "
-                f"{self.config.get('num_attention_heads')} heads, "
-                f"hidden {self.config.get('hidden_size')}, threads={self._engine.threads})")
+        c = self.config  # RobertaConfig's names, or GPT2Config's
+        layers = c.get("num_hidden_layers", c.get("n_layer"))
+        heads = c.get("num_attention_heads", c.get("n_head"))
+        hidden = c.get("hidden_size", c.get("n_embd"))
+        return (f"babyberta.Model({str(self.path)!r}, kind={self.kind!r}, "
+                f"attention={self.attention_function!r}, {layers} layers, {heads} heads, "
+                f"hidden {hidden}, threads={self._engine.threads})")
 
     @property
     def path(self):
@@ -79,6 +82,11 @@ class Model:
         return self._engine.config
 
     @property
+    def kind(self):
+        """The model's kind: "roberta" (the masked LM) or "gpt2" (the causal LM)."""
+        return self._engine.kind
+
+    @property
     def attention_function(self):
         """The attention function's label: "softmax", "ssa", "ssa(n=2 frozen)", ..."""
         return self._engine.attention_function
@@ -88,23 +96,31 @@ class Model:
         """The function's trained per-head values by name ("b", "n", "tau"): arrays [layers, heads]."""
         return self._engine.trained_values
 
-    def sequence_score(self, sentences, method="pll", reduction="mean"):
+    def sequence_score(self, sentences, method=None, reduction="mean"):
         """One log-probability per sentence, higher is better, for every method (holistic too: the
-        negative of the cross-entropy `babyberta score` prints). reduction: "mean" (minicons'
+        negative of the cross-entropy `babyberta score` prints). method: None for the model's
+        kind's (roberta: "pll", minicons' MaskedLMScorer; gpt2: "causal", its IncrementalLMScorer). reduction: "mean" (minicons'
         default), "sum" (`babyberta score`'s default for pll), or a callable on each sentence's
         per-token log-probabilities (a numpy array) returning its score. An empty sentence raises
         babyberta.Error, as `babyberta score` refuses it."""
         sentences = _sentences(sentences)
         if isinstance(reduction, str):
-            return self._engine.sequence_score(sentences, method, reduction)
+            return self._engine.sequence_score(sentences, self._method(method), reduction)
         if callable(reduction):
-            return [reduction(lp) for lp in self._engine.token_logprobs(sentences, method)]
+            return [reduction(lp) for lp in self._engine.token_logprobs(sentences, self._method(method))]
         raise TypeError('reduction: expected "sum", "mean" or a callable')
 
-    def token_score(self, sentences, method="pll"):
+    def token_score(self, sentences, method=None):
         """Per sentence a list of (piece, log-probability) of the tokens the method scores
-        (holistic: every token with <s> and </s>; pll: every token but those)."""
-        return self._engine.token_score(_sentences(sentences), method)
+        (holistic: every token with <s> and </s>; pll: every token but those; causal: every token
+        after <s>). method: None as in sequence_score."""
+        return self._engine.token_score(_sentences(sentences), self._method(method))
+
+    def _method(self, method):
+        # None: roberta's minicons default (pll), the causal LM's only method (its kind's default)
+        if method is not None:
+            return method
+        return "pll" if self.kind == "roberta" else ""
 
     def attention(self, sentence):
         """(weights, pieces): the attention weights of one sentence as a float32 array [layers,
@@ -134,12 +150,13 @@ def load(run_dir, device="cpu", threads=1, precision="fp32"):
     return Model(_engine.load(str(run_dir), device, threads, precision))
 
 
-def probe(model, suite, method="holistic", reduction=None, tie_rule="half",
+def probe(model, suite, method=None, reduction=None, tie_rule="half",
           pairs_per_paradigm=None, out=None, threads=None, device="cpu", header=None,
           precision="fp32"):
     """Scores a suite's minimal pairs as `babyberta probe` does; returns the result it writes (F.json
     as a dict) with its pairs (F.pairs.jsonl) under "pairs" and the notes `probe` prints (a header
-    row read, keys ignored) under "notes", each also issued as a UserWarning. `model`: a Model or a
+    row read, keys ignored) under "notes", each also issued as a UserWarning. `method`: None for the
+    model's kind's default (roberta: "holistic", gpt2: "causal"). `model`: a Model or a
     model directory; `suite`: a suite path or a list of them; `out`: where to write the files
     (default: nowhere); `header`: a .tsv/.csv/.jsonl's first row: None detects it (a row that
     looks like a header but names no good and bad column raises babyberta.Error), True is
@@ -152,7 +169,7 @@ def probe(model, suite, method="holistic", reduction=None, tie_rule="half",
     suites = [str(suite)] if isinstance(suite, (str, _os.PathLike)) else [str(s) for s in suite]
     with _tempfile.TemporaryDirectory() as scratch:
         target = _pathlib.Path(out) if out is not None else _pathlib.Path(scratch) / "probe.json"
-        notes = _engine.probe(str(model_dir), suites, str(target), method, reduction or "",
+        notes = _engine.probe(str(model_dir), suites, str(target), method or "", reduction or "",
                               tie_rule, pairs_per_paradigm or 0, threads, device, header,
                               precision)
         for note in notes:

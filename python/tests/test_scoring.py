@@ -147,7 +147,7 @@ def test_errors_carry_the_cli_messages(model, tmp_path):
 
 
 def test_load_refuses_a_model_of_another_kind(binary, tmp_path):
-    """The model-kind table: babyberta.load takes roberta models; an ICL model is refused with the
+    """The model-kind table: babyberta.load takes roberta and gpt2 models; an ICL model is refused with the
     CLI's message (its exit 2 there), naming the model's kind, before any work."""
     out = tmp_path / "icl"
     subprocess.run([binary, "icl", "train", "--preset", "icl-tiny", "--batch", "4",
@@ -156,7 +156,7 @@ def test_load_refuses_a_model_of_another_kind(binary, tmp_path):
                     "--out", str(out)], check=True, capture_output=True)
     with pytest.raises(babyberta.Error, match=r"^babyberta\.load: .*icl is an icl-gpt2 model \("
                        r"the in-context-learning GPT-2 of `icl train`\); babyberta\.load takes "
-                       r"roberta models$"):
+                       r"roberta or gpt2 models$"):
         babyberta.load(out)
     with pytest.raises(babyberta.Error, match=r"^probe: .* is an icl-gpt2 model"):
         babyberta.probe(str(out), str(tmp_path))

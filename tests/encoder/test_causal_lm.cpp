@@ -3,7 +3,7 @@
 // gradient against finite differences for every attention function, with dropout on.
 #include <doctest/doctest.h>
 
-#include "causal_lm/next_token.h"
+#include "corpora/next_token_rows.h"
 #include "common/safetensors.h"
 #include "encoder/checkpoint.h"
 #include "grad_check.h"

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "common/safetensors.h"
-#include "causal_lm/next_token.h"
+#include "corpora/next_token_rows.h"
 #include "encoder/checkpoint.h"
 
 using namespace bb;

@@ -115,10 +115,12 @@ TEST_CASE("flag tables: train's rows are options, run.json keys, resume rules, P
     TrainArgs a;
     a.attention = function_of_value_flag(row.flag, a.attention);
     if (row.recorded && !row.recorded(a)) a.schedule = "wsd";  // (--decay-steps: wsd's)
+    if (row.applies && !row.applies(a)) a.kind = "gpt2";      // (--packing: gpt2's)
     const nlohmann::ordered_json before = train_settings(a, "c", "t");
     if (row.flag == flag_name::attention) a.attention = "ssa";  // (a name from its list)
     else if (row.flag == flag_name::recipe) a.recipe = "ssa-paper";
     else if (row.flag == "--schedule") a.schedule = "constant";
+    else if (row.flag == "--kind") a.kind = "gpt2";
     else change(row.field(a));
     const nlohmann::ordered_json after = train_settings(a, "c", "t");
     const bool listed = may_change.count(row.flag) > 0;

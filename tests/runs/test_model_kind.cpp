@@ -41,7 +41,7 @@ TEST_CASE("model kinds: config.json's model_type decides, a wrong kind is named 
   CHECK(require_model_kind(d.path / "icl", ModelCommand::attention).kind == ModelKind::icl_gpt2);
   CHECK_THROWS_WITH_AS(require_model_kind(d.path / "icl", ModelCommand::probe),
                        doctest::Contains("is an icl-gpt2 model (the in-context-learning GPT-2 of "
-                                         "`icl train`); probe takes roberta models"),
+                                         "`icl train`); probe takes roberta or gpt2 models"),
                        WrongModelKind);
   CHECK_THROWS_WITH_AS(require_model_kind(d.path / "old", ModelCommand::icl_eval),
                        doctest::Contains("is a roberta model (BabyBERTa's RoBERTa masked LM); icl "

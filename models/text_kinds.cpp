@@ -1,13 +1,15 @@
-#include "models/roberta_kind.h"
+#include "models/text_kinds.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <optional>
 #include <sstream>
 
 #include "common/files.h"
 #include "encoder/checkpoint.h"
+#include "encoder/config_keys.h"
 #include "runs/run_settings.h"
 
 namespace bb {
@@ -33,7 +35,7 @@ std::optional<std::pair<int64_t, double>> last_dev_loss(const fs::path& dir) {
 
 }  // namespace
 
-InfoLines describe_roberta(const fs::path& dir) {
+InfoLines describe_text_model(const fs::path& dir) {
   const Config c = read_model_config(dir);
   Model<float> model(c, Capacity{1, 1, 1, 1});
   load_model_weights(dir, model);
@@ -54,8 +56,13 @@ InfoLines describe_roberta(const fs::path& dir) {
     if (plan) line += fmt::format("{}recipe {}", last ? ", " : "", plan->recipe);
     out.push_back(info_line("training", line));
   }
-  if (const auto dev = last_dev_loss(dir))
-    out.push_back(info_line("dev loss", fmt::format("{:.4f} at step {}", dev->second, dev->first)));
+  if (const auto dev = last_dev_loss(dir))  // a causal LM's next-token loss is also a perplexity
+    out.push_back(info_line(
+        "dev loss", fmt::format("{:.4f} at step {}{}", dev->second, dev->first,
+                                config_keys(c.kind).next_token_loss
+                                    ? fmt::format(" (perplexity {:.2f} per token)",
+                                                  std::exp(dev->second))
+                                    : "")));
   // The attention function's trained values, per layer and head (ssa: b, n; softmax-t: τ).
   const AttentionFunctionSpec& f = attention_function_spec(c.attention);
   for (int l = 0; l < c.layers && f.value_count > 0; ++l) {
@@ -69,7 +76,7 @@ InfoLines describe_roberta(const fs::path& dir) {
   return out;
 }
 
-ModelAttention roberta_attention(const fs::path& dir, const AttentionRequest& r) {
+ModelAttention text_model_attention(const fs::path& dir, const AttentionRequest& r) {
   return read_attention(dir, r.sentences, /*keep_scores=*/false);
 }
 

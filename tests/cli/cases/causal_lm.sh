@@ -1,0 +1,93 @@
+# The causal LM (train --kind gpt2; issue: the decoder setting): training in both packings, a
+# bit-identical resume after Ctrl-C, its flags' rules, scoring by Σ log P (probe and score, causal
+# only), info, attention; a roberta model refuses the causal method.
+fixtures
+G=(train --kind gpt2 --corpus corpus.txt --preset tiny --vocab-size 400 --eval-every 50
+   --dev-batches 2 --dev-fraction 0.05 --seed 1 --attention ssa)
+expect_exit2_kind() {  # NAME REGEX CMD...: exit 2 and the message
+  local name="$1"; shift
+  expect_fail "$name" "$@"
+  (cd "$WORK" && "${@:2}" </dev/null >/dev/null 2>&1); local rc=$?
+  if [ "$rc" -eq 2 ]; then _case_passed "$name: exit 2"; else _case_failed "$name: exit 2" "exit $rc"; fi
+}
+
+expect_ok "train --kind gpt2 (utterance packing)" "$BB" "${G[@]}" --steps 100 --out gpt2
+check "its config.json is GPT2Config's" \
+  bash -c 'grep -q "\"model_type\": \"gpt2\"" gpt2/config.json && grep -q "\"n_embd\": 64" gpt2/config.json && grep -q GPT2LMHeadModel gpt2/config.json'
+check "its model.safetensors holds HF GPT-2's names, SSA's values under attn." \
+  bash -c 'grep -aq "transformer.h.1.attn.ssa_b" gpt2/model.safetensors && grep -aq "transformer.h.0.mlp.c_fc.weight" gpt2/model.safetensors'
+check "run.json records the kind and the packing" \
+  bash -c 'grep -q "\"--kind\": \"gpt2\"" gpt2/run.json && grep -q "\"--packing\": \"utterance\"" gpt2/run.json'
+check "run.json records no masking flag for a causal LM" bash -c '! grep -q "mask" gpt2/run.json'
+check "metrics lines have the dev perplexity (exp of the dev loss)" \
+  python3 -c 'import json, math; l = [json.loads(x) for x in open("gpt2/metrics.jsonl")]; assert l and all(abs(math.exp(x["dev_loss"]) - x["dev_perplexity"]) < 1e-9 * x["dev_perplexity"] for x in l)'
+check "roberta runs record no --kind (their run.json as before)" bash -c '! grep -q -- "--kind" model/run.json'
+
+for packing in utterance packed; do
+  "$BB" "${G[@]}" --packing "$packing" --steps 1500 --out "whole-$packing" >/dev/null 2>&1
+  "$BB" "${G[@]}" --packing "$packing" --steps 1500 --out "cut-$packing" >/dev/null 2>"cut-$packing.err" &
+  holder=$!
+  for _ in $(seq 100); do [ -d "cut-$packing/checkpoints" ] && break; sleep 0.05; done
+  kill -INT "$holder"; wait_bounded "$holder" 30; rc=$?
+  check "$packing: an interrupted gpt2 run exits 130 before its end" \
+    bash -c "[ $rc -eq 130 ] && ! grep -q 'step 1500' cut-$packing.err"
+  expect_ok "$packing: the gpt2 run resumes" "$BB" "${G[@]}" --packing "$packing" --steps 1500 \
+    --out "cut-$packing" --resume
+  check "$packing: the resumed run's model is bit-identical to the uninterrupted one's" \
+    cmp "whole-$packing/model.safetensors" "cut-$packing/model.safetensors"
+  check "$packing: ... and so are its dev losses" \
+    bash -c "diff <(grep -o '\"dev_loss\":[^,]*' whole-$packing/metrics.jsonl) <(grep -o '\"dev_loss\":[^,]*' cut-$packing/metrics.jsonl)"
+done
+check "packed and utterance runs differ (different sequences)" \
+  bash -c '! cmp -s whole-packed/model.safetensors whole-utterance/model.safetensors'
+
+expect_exit2_kind "a masking flag on a gpt2 run is refused" "--mask-prob does not apply to --kind gpt2" \
+  "$BB" "${G[@]}" --steps 5 --out g-mask --mask-prob 0.2
+check "... before any work" test ! -e g-mask
+expect_exit2_kind "--packing on a roberta run is refused" "--packing does not apply to --kind roberta" \
+  "$BB" train --corpus corpus.txt --preset tiny --steps 5 --out r-pack --packing packed
+expect_exit2_kind "--kind other" "--kind: .*other.*roberta" "$BB" "${G[@]}" --steps 5 --out g-kind --kind other
+expect_exit2_kind "decoder-114m is a gpt2 preset only" \
+  "unknown preset 'decoder-114m' for roberta \(expected babyberta, small, tiny\)" \
+  "$BB" train --corpus corpus.txt --preset decoder-114m --steps 1 --out r-big
+expect_fail "resume with another kind" "cannot resume with other settings \(.*--kind: checkpoint gpt2, now \(not set\)" \
+  "$BB" train --corpus corpus.txt --preset tiny --vocab-size 400 --eval-every 50 --dev-batches 2 \
+  --dev-fraction 0.05 --seed 1 --attention ssa --steps 100 --out gpt2 --resume
+
+# Scoring: causal (Σ log P over every token after <s>, </s> included)
+printf 'the dog sees the toy .\nthe dog see the toy .\n' > gs.txt
+"$BB" score --model gpt2 --per-token < gs.txt > gs.jsonl 2> gs.err
+check "score on a gpt2 model: causal by default, log-probs of every token after <s>, surprisal in bits" \
+  python3 -c '
+import json, math
+for line in open("gs.jsonl"):
+    j = json.loads(line)
+    assert len(j["logprobs"]) == len(j["ids"]) - 1 == len(j["pieces"]) == len(j["surprisal"])
+    assert j["pieces"][-1] == "</s>"
+    assert abs(j["logprob"] - sum(j["logprobs"])) < 1e-9
+    assert all(abs(s + lp / math.log(2)) < 1e-12 for s, lp in zip(j["surprisal"], j["logprobs"]))
+'
+"$BB" score --model gpt2 --reduction mean < gs.txt > gs-mean.jsonl 2>/dev/null
+check "score --reduction mean: mean_logprob" \
+  python3 -c 'import json; a = [json.loads(l) for l in open("gs.jsonl")]; b = [json.loads(l) for l in open("gs-mean.jsonl")]; assert all(abs(y["mean_logprob"] - x["logprob"] / (len(x["ids"]) - 1)) < 1e-9 for x, y in zip(a, b))'
+expect_exit2_kind "holistic on a gpt2 model names its method" \
+  "score: --method holistic scores roberta models; a gpt2 model takes causal$" \
+  bash -c "'$BB' score --model gpt2 --method holistic < gs.txt"
+expect_exit2_kind "pll on a gpt2 model (probe)" "probe: --method pll scores roberta models; a gpt2 model takes causal$" \
+  "$BB" probe --model gpt2 --suite suite --method pll --out g-pll.json
+expect_exit2_kind "causal on a roberta model" \
+  "score: --method causal scores gpt2 models; a roberta model takes holistic, pll, pll-word-l2r$" \
+  bash -c "'$BB' score --model model --method causal < gs.txt"
+expect_ok "probe a gpt2 model (causal by default)" "$BB" probe --model gpt2 --suite suite --out gp.json
+check "its result says method causal and reduction sum" \
+  python3 -c 'import json; j = json.load(open("gp.json")); assert j["method"] == "causal" and j["reduction"] == "sum", j["method"]'
+"$BB" info --model gpt2 > g.info 2>&1
+check "info on a gpt2 model: its kind, shape, dev loss with perplexity, SSA's values" \
+  bash -c "grep -q '^kind       gpt2 (a GPT-2-style causal LM)$' g.info && grep -Eq '^dev loss   [0-9.]+ at step 100 \(perplexity [0-9.]+ per token\)$' g.info && grep -Eq '^layer 1  b: ' g.info"
+"$BB" attention --model gpt2 --sentence "the dog sees the toy ." > g-att.json 2>/dev/null
+check "attention on a gpt2 model: causal rows (no weight on later tokens)" \
+  python3 -c '
+import json
+w = json.load(open("g-att.json"))["sentences"][0]["weights"]
+assert all(row[j] == 0 for layer in w for head in layer for i, row in enumerate(head) for j in range(i + 1, len(row)))
+'
