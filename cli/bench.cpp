@@ -34,7 +34,9 @@
 #include "backend/threads.h"
 #include "common/error.h"
 #include "corpora/corpus.h"
+#include "corpora/next_token_rows.h"
 #include "corpora/synthetic.h"
+#include "encoder/config_keys.h"
 #include "probing/scorer.h"
 #include "encoder/trainer.h"
 #include "icl/config.h"
@@ -44,7 +46,8 @@ namespace bb::cli {
 namespace {
 
 // Training FLOPs of one batch: 3x the forward's matrix products (forward + two backward GEMMs).
-double train_flops(const Config& c, const Batch& b) {
+// roberta: the last layer after its attention and the head at the scored (masked) rows only.
+double roberta_train_flops(const Config& c, const Batch& b) {
   const double C = c.hidden, F = c.ffn, V = c.vocab_size, N = b.num_tokens(), M = b.num_rows();
   double att = 0;
   for (int s = 0; s < b.num_seqs(); ++s) {
@@ -58,6 +61,34 @@ double train_flops(const Config& c, const Batch& b) {
   return 3.0 * ((c.layers - 1) * per_layer + last_layer + head);
 }
 
+// gpt2: every layer at every row, the tied head at every scored row (all but each sequence's last).
+double gpt2_train_flops(const Config& c, const Batch& b) {
+  const double C = c.hidden, F = c.ffn, V = c.vocab_size, N = b.num_tokens(), M = b.num_rows();
+  double att = 0;
+  for (int s = 0; s < b.num_seqs(); ++s) {
+    const double L = b.offsets[s + 1] - b.offsets[s];
+    att += 4.0 * L * L * C;  // the full products (the causal half is not counted out)
+  }
+  return 3.0 * (c.layers * (2.0 * N * (4 * C * C + 2 * C * F) + att) + 2.0 * M * C * V);
+}
+
+double train_flops(const Config& c, const Batch& b) {
+  switch (c.kind) {
+    case ModelKind::roberta: return roberta_train_flops(c, b);
+    case ModelKind::gpt2: return gpt2_train_flops(c, b);
+    case ModelKind::icl_gpt2: break;
+  }
+  fail("internal: no text-model FLOP count for the ICL kind");
+}
+
+// The batch of a kind from a synthetic masked batch: gpt2 takes the utterances unmasked, every
+// next token scored.
+void as_kind(const Config& c, Batch& b) {
+  if (c.kind != ModelKind::gpt2) return;
+  for (int m = 0; m < b.num_rows(); ++m) b.ids[size_t(b.rows[size_t(m)])] = b.labels[size_t(m)];
+  set_next_token_rows(b);
+}
+
 struct BenchArgs {
   std::string what, preset = "babyberta",
               attention = attention_function_name(AttentionFunction::softmax), corpus;
@@ -66,13 +97,13 @@ struct BenchArgs {
   int threads = 1, batch = 16, batch_tokens = 0;
   double seconds = 10;
   int repeat = 1;
-  std::string device = "cpu", kind = "encoder", arch = "full", precision = "fp32";
+  std::string device = "cpu", kind = "roberta", arch = "full", precision = "fp32";
   bool tf32 = false, cuda_graphs = true, batch_given = false;
 };
 
-// Every preset name: the encoder's and the ICL model's (--kind picks which applies).
+// Every preset name: the text models' and the ICL model's (--kind picks which applies).
 std::vector<std::string> all_preset_names() {
-  std::vector<std::string> names = preset_names();
+  std::vector<std::string> names = preset_names(ModelKind::gpt2);
   for (const std::string& n : icl::preset_names()) names.push_back(n);
   return names;
 }
@@ -91,7 +122,7 @@ void bench_train(const BenchArgs& a) {
   const DataParallel dp = mpi_data_parallel();
   BB_CHECK(a.batch >= dp.ranks, "--batch {} is smaller than the {} data-parallel ranks", a.batch,
            dp.ranks);
-  Config c = preset(a.preset);
+  Config c = preset(a.preset, parse_text_kind(a.kind == "encoder" ? "roberta" : a.kind));
   c.attention = parse_attention_function(a.attention);
   const MaskingOptions masking{.vocab_size = c.vocab_size};
   const int pool = 64;  // batches made before timing starts
@@ -99,6 +130,7 @@ void bench_train(const BenchArgs& a) {
   int max_tokens = 0, max_rows = 0;
   for (int i = 0; i < pool; ++i) {
     synthetic_batch(7, i, a.batch, masking, c.max_tokens(), batches[i]);
+    as_kind(c, batches[i]);
     max_tokens = std::max(max_tokens, batches[i].num_tokens());
     max_rows = std::max(max_rows, batches[i].num_rows());
   }
@@ -141,6 +173,7 @@ void bench_train(const BenchArgs& a) {
   double len = 0;
   for (const Batch& b : batches) len += double(b.num_tokens()) / b.num_seqs();
   nlohmann::json out{{"bench", "train"},
+                     {"kind", config_keys(c.kind).model_type},
                      {"preset", a.preset},
                      {"attention", a.attention},
                      {"device", device_label(device)},
@@ -247,9 +280,9 @@ void add_bench(CLI::App& app) {
                   "icl-tiny, icl-small, icl-standard)")
       ->check(one_of("preset", all_preset_names()))
       ->capture_default_str();
-  cmd->add_option("--kind", a->kind, "train: encoder (masked LM) or icl (a causal ICL model at "
-                  "41 points, batch 64 unless --batch)")
-      ->check(one_of("model kind", {"encoder", "icl"}))
+  cmd->add_option("--kind", a->kind, "train: roberta (masked LM; also: encoder), gpt2 (causal "
+                  "LM) or icl (a causal ICL model at 41 points, batch 64 unless --batch)")
+      ->check(one_of("model kind", {"roberta", "encoder", "gpt2", "icl"}))
       ->capture_default_str();
   cmd->add_option("--arch", a->arch, "--kind icl: full, attention-only, attention-only-residual")
       ->check(one_of("architecture", icl::arch_names()))
@@ -300,7 +333,8 @@ void add_bench(CLI::App& app) {
     if (a->what == "score") return bench_score(*a);
     const bool icl_preset = a->preset.rfind("icl-", 0) == 0;
     BB_CHECK(icl_preset == (a->kind == "icl"), "--preset {} is {}; give --kind {}", a->preset,
-             icl_preset ? "an ICL preset" : "an encoder preset", icl_preset ? "icl" : "encoder");
+             icl_preset ? "an ICL preset" : "a text-model preset",
+             icl_preset ? "icl" : "roberta or gpt2");
     if (a->kind == "icl") {
       IclBenchSettings s;
       s.preset = a->preset, s.attention = a->attention, s.arch = a->arch;

@@ -43,6 +43,12 @@ const ConfigKeys& config_keys(ModelKind kind) {
   fail("internal: the {} kind has no text-model config", int(kind));
 }
 
+ModelKind parse_text_kind(std::string_view name, std::string_view flag) {
+  for (const ConfigKeys* k : {&kRobertaKeys, &kGpt2Keys})
+    if (name == k->model_type) return k->kind;
+  throw UsageError(fmt::format("{}: unknown kind '{}' (expected roberta or gpt2)", flag, name));
+}
+
 int Config::first_position() const {
   switch (kind) {
     case ModelKind::roberta: return pad_id + 1;  // RoBERTa's position ids start after the pad

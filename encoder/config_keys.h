@@ -33,5 +33,7 @@ inline constexpr ConfigKeys kGpt2Keys{
 
 // The keys of a text kind (roberta or gpt2; any other kind is an internal error).
 const ConfigKeys& config_keys(ModelKind kind);
+// The text kind named by its model_type ("roberta" or "gpt2"); else a usage error naming `flag`.
+ModelKind parse_text_kind(std::string_view name, std::string_view flag = "--kind");
 
 }  // namespace bb

@@ -4,6 +4,7 @@
 
 #include "common/flag_names.h"
 #include "corpora/causal_batches.h"
+#include "encoder/config_keys.h"
 #include "training/flag_ranges.h"
 #include "training/head_value_flags.h"
 #include "training/precision_flag.h"
@@ -207,11 +208,7 @@ void add_train_options(CLI::App* cmd, TrainArgs& a, const std::set<std::string>&
   flag_table::add_options(cmd, a, train_flags(), skip);
 }
 
-ModelKind text_kind(const TrainArgs& a) {
-  if (a.kind == "roberta") return ModelKind::roberta;
-  if (a.kind == "gpt2") return ModelKind::gpt2;
-  throw UsageError(fmt::format("--kind: unknown kind '{}' (expected roberta or gpt2)", a.kind));
-}
+ModelKind text_kind(const TrainArgs& a) { return parse_text_kind(a.kind); }
 
 void apply_recipe(TrainArgs& a, const CLI::App& cmd) {
   flag_table::check_applicable<TrainArgs, Recipe>(
