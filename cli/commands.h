@@ -26,6 +26,7 @@ void add_data(CLI::App& app);
 void add_train(CLI::App& app);
 void add_probe(CLI::App& app);
 void add_score(CLI::App& app);
+void add_perplexity(CLI::App& app);
 void add_baseline(CLI::App& app);
 void add_reference(CLI::App& app);
 void add_compare(CLI::App& app);

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   bb::cli::add_train(app);
   bb::cli::add_probe(app);
   bb::cli::add_score(app);
+  bb::cli::add_perplexity(app);
   bb::cli::add_baseline(app);
   bb::cli::add_reference(app);
   bb::cli::add_compare(app);

@@ -20,7 +20,7 @@ using C = ModelCommand;
 
 constexpr std::array<std::string_view, kModelCommandCount> kCommandNames = {
     "info", "attention", "saturation", "probe", "score", "encode", "export", "icl eval",
-    "babyberta.load"};
+    "babyberta.load", "perplexity"};
 
 constexpr std::array<ModelKindSpec, kModelKindCount> kModelKinds =
     model_kind_rows(std::make_index_sequence<kModelKindCount>());

@@ -22,8 +22,8 @@ namespace bb {
 
 // The commands (and Python calls) that read a model directory.
 enum class ModelCommand { info, attention, saturation, probe, score, encode, export_hf, icl_eval,
-                          python_load };
-inline constexpr size_t kModelCommandCount = 9;
+                          python_load, perplexity };
+inline constexpr size_t kModelCommandCount = 10;
 std::string_view model_command_name(ModelCommand c);  // "probe", "icl eval", "babyberta.load"
 
 // What a model reads when its attention or saturation is asked for.

@@ -13,8 +13,8 @@ struct ModelKindRow<ModelKind::roberta> {
   static constexpr ModelKindSpec spec{
       ModelKind::roberta, "roberta", {"roberta", "babyberta"}, "BabyBERTa's RoBERTa masked LM",
       {C::info, C::attention, C::saturation, C::probe, C::score, C::encode, C::export_hf,
-       C::python_load},
-      8, ModelInput::sentences, describe_text_model, text_model_attention};
+       C::python_load, C::perplexity},
+      9, ModelInput::sentences, describe_text_model, text_model_attention};
 };
 
 template <>
@@ -32,7 +32,9 @@ struct ModelKindRow<ModelKind::gpt2> {
   using C = ModelCommand;
   static constexpr ModelKindSpec spec{
       ModelKind::gpt2, "gpt2", {"gpt2", ""}, "a GPT-2-style causal LM",
-      {C::info, C::attention, C::saturation, C::probe, C::score, C::encode, C::python_load}, 7,
+      {C::info, C::attention, C::saturation, C::probe, C::score, C::encode, C::python_load,
+       C::perplexity},
+      8,
       ModelInput::sentences, describe_text_model, text_model_attention};
 };
 

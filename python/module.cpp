@@ -23,6 +23,7 @@
 #include "probing/report.h"
 #include "python/loaded_model.h"
 #include "python/training.h"
+#include "runs/perplexity_run.h"
 #include "runs/probe_run.h"
 #include "runs/saturation_run.h"
 
@@ -203,6 +204,15 @@ PYBIND11_MODULE(_babyberta, m) {
     return engine_call([&] { return run_probe(a).notes; });  // the notes the CLI prints
   }, "model"_a, "suites"_a, "out"_a, "method"_a, "reduction"_a, "tie_rule"_a,
      "pairs_per_paradigm"_a, "threads"_a, "device"_a, "header"_a, "precision"_a = "fp32");
+  m.def("perplexity", [](const std::string& model, const std::vector<std::string>& texts,
+                         const std::vector<std::string>& good_of,
+                         const std::vector<std::string>& dev_of, int threads,
+                         const std::string& device, const std::string& precision) {
+    const bb::PerplexityArgs a{.model = model, .texts = texts, .good_of = good_of,
+                               .dev_of = dev_of, .out = "", .threads = threads, .device = device,
+                               .precision = precision, .quiet = true};
+    return from_json(engine_call([&] { return run_perplexity(a); }));
+  }, "model"_a, "texts"_a, "good_of"_a, "dev_of"_a, "threads"_a, "device"_a, "precision"_a);
   m.def("compare", &compare, "results"_a, "out"_a, "baseline"_a, "bootstrap"_a, "primary"_a);
   m.def("saturation", [](const std::vector<std::string>& models, const std::string& suite,
                          const std::string& out, const std::optional<std::vector<double>>& scales,

@@ -150,6 +150,22 @@ def load(run_dir, device="cpu", threads=1, precision="fp32"):
     return Model(_engine.load(str(run_dir), device, threads, precision))
 
 
+def perplexity(model, texts=(), good_of=(), dev_of=(), threads=None, device="cpu",
+               precision="fp32"):
+    """As `babyberta perplexity`: the model's perplexity (gpt2) or pseudo-perplexity (roberta) per
+    token and per word on each input, as a dict ("measure", "method", "inputs": one dict per input
+    with "source", "sentences", "tokens", "words", "nll_per_token", "perplexity_per_token",
+    "perplexity_per_word"). texts: text files (one sentence per line); good_of: suites whose good
+    sentences to measure (e.g. BLiMP, out of distribution); dev_of: train runs whose own dev split
+    to measure (in distribution). `model`: a Model or a model directory."""
+    model_dir = model.path if isinstance(model, Model) else model
+    if threads is None:
+        threads = model._engine.threads if isinstance(model, Model) else 1
+    as_list = lambda x: [str(x)] if isinstance(x, (str, _os.PathLike)) else [str(p) for p in x]  # noqa: E731
+    return _engine.perplexity(str(model_dir), as_list(texts), as_list(good_of), as_list(dev_of),
+                              threads, device, precision)
+
+
 def probe(model, suite, method=None, reduction=None, tie_rule="half",
           pairs_per_paradigm=None, out=None, threads=None, device="cpu", header=None,
           precision="fp32"):

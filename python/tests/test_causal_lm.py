@@ -57,3 +57,11 @@ def test_probe_defaults_to_causal(gpt2_dir, repo_root, tmp_path):
     suite.write_text("the dog sees the toy .\tthe dog see the toy .\n")
     result = babyberta.probe(gpt2_dir, str(suite))
     assert result["method"] == "causal"
+
+
+def test_perplexity_on_its_dev_split(gpt2_dir):
+    import math
+    p = babyberta.perplexity(babyberta.load(gpt2_dir), dev_of=gpt2_dir)
+    assert p["measure"] == "perplexity" and p["method"] == "causal"
+    last = [json.loads(line) for line in (gpt2_dir / "metrics.jsonl").read_text().splitlines()][-1]
+    assert p["inputs"][0]["perplexity_per_token"] == pytest.approx(math.exp(last["dev_loss"]), rel=1e-5)  # the dev loss: float32 batch means

@@ -91,3 +91,32 @@ import json
 w = json.load(open("g-att.json"))["sentences"][0]["weights"]
 assert all(row[j] == 0 for layer in w for head in layer for i, row in enumerate(head) for j in range(i + 1, len(row)))
 '
+
+# perplexity: in distribution (a run's own dev split, rebuilt from run.json) and out of it
+printf 'the baby wants the cup .\nmy mom finds a bird .\n' > ppl.txt
+expect_ok "perplexity of a gpt2 model on its dev split, a text and a suite's good sentences" \
+  "$BB" perplexity --model gpt2 --dev-of gpt2 --text ppl.txt --good-of suite --out ppl.json
+check "its dev-split perplexity is exp of the run's last dev loss (the same tokens)" \
+  python3 -c '
+import json, math
+p = json.load(open("ppl.json"))
+assert p["measure"] == "perplexity" and p["method"] == "causal" and p["kind"] == "gpt2"
+dev = [r for r in p["inputs"] if r["source"] == "dev split of gpt2"][0]
+last = [json.loads(l) for l in open("gpt2/metrics.jsonl")][-1]
+assert abs(dev["perplexity_per_token"] - math.exp(last["dev_loss"])) < 1e-5 * dev["perplexity_per_token"], (dev, last)  # float32 batch means
+text = [r for r in p["inputs"] if r["source"] == "ppl.txt"][0]
+assert text["sentences"] == 2 and text["words"] == 6 + 6 + 2, text
+assert abs(math.log(text["perplexity_per_word"]) * text["words"] - math.log(text["perplexity_per_token"]) * text["tokens"]) < 1e-6
+'
+"$BB" perplexity --model model --text ppl.txt --out ppl-r.json >/dev/null 2>&1
+check "a roberta model's is a pseudo-perplexity (pll), words without </s>" \
+  python3 -c 'import json; p = json.load(open("ppl-r.json")); assert p["measure"] == "pseudo-perplexity" and p["method"] == "pll" and p["inputs"][0]["words"] == 12, p'
+expect_fail "perplexity without an input" "nothing to measure \(give --text, --good-of or --dev-of\)" \
+  "$BB" perplexity --model gpt2
+"$BB" "${G[@]}" --steps 5 --out gpt2-nodev --no-dev >/dev/null 2>&1
+expect_fail "--dev-of a run trained with --no-dev" "--dev-of gpt2-nodev: the run was trained with --no-dev" \
+  "$BB" perplexity --model gpt2 --dev-of gpt2-nodev
+printf 'the dog .\n\xff\xfe bad\n' > ppl-bad.txt
+expect_fail "a text line that is not UTF-8 is named" "ppl-bad.txt:2: not valid UTF-8" \
+  "$BB" perplexity --model gpt2 --text ppl-bad.txt
+check "... and no result file is written" test ! -e ppl-bad.json
