@@ -11,6 +11,7 @@
 #include "probing/scorer.h"
 #include "runs/attention_variant.h"
 #include "runs/experiment.h"
+#include "common/split_list.h"
 #include "training/flag_ranges.h"
 
 namespace bb::cli {
@@ -27,6 +28,11 @@ void add_experiment(CLI::App& app) {
                       "e.g. 'softmax,ssa,ssa(n=1.5 frozen)' (runs ssa-n1.5-frozen-seedK)")
       ->check(attention_variant_list())
       ->capture_default_str();
+  cmd->add_option("--kinds", a->kinds,
+                  "Model kinds, comma-separated (roberta, gpt2): a grid axis; gpt2 runs are "
+                  "gpt2-FUNCTION-seedK, scored with causal")
+      ->check(one_of("model kind", {"roberta", "gpt2"}, true))
+      ->capture_default_str();
   cmd->add_option("--seeds", a->seeds, "Seeds per attention function (1..K)")
       ->check(count_in(1, 1000))->capture_default_str();
   cmd->add_option("--first-seed", a->first_seed,
@@ -38,7 +44,8 @@ void add_experiment(CLI::App& app) {
                   "--corpus with train's filters, shown beside the groups, never compared")
       ->check(one_of("n-gram order", {"1", "2", "3"}, true));
   cmd->add_option("--method", a->method,
-                  "Probe scoring method(s), comma-separated (holistic, pll, pll-word-l2r): "
+                  "Probe scoring method(s), comma-separated (holistic, pll, pll-word-l2r; causal): "
+                  "each kind's runs take those of their kind (none: its default), "
                   "results/NAME.json for the first, NAME.METHOD.json for the others")
       ->check(one_of("scoring method", method_names(), true))
       ->capture_default_str();
@@ -54,7 +61,7 @@ void add_experiment(CLI::App& app) {
   // Every train flag but the grid's own applies to every run (one table: runs/train_flags.h).
   add_train_options(cmd, a->train, experiment_grid_flags());
   cmd->callback([a, cmd] {
-    apply_recipe(a->train, *cmd);
+    apply_recipe(a->train, *cmd, split_list(a->kinds, "--kinds"));
     const auto t0 = std::chrono::steady_clock::now();
     const std::optional<Comparison> c = run_experiment(*a);
     if (!c) return;  // an MPI rank other than 0

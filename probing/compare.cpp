@@ -1,5 +1,7 @@
 #include "probing/compare.h"
 
+#include "encoder/config_keys.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -33,8 +35,21 @@ void append_unique(std::vector<T>& v, const T& x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
 
+// A causal LM's groups are labelled "gpt2 FUNCTION" (runs/probe_run.cpp): "gpt2 " for them, else "".
+std::string kind_prefix(const std::string& label) {
+  const std::string gpt2 = std::string(config_keys(ModelKind::gpt2).model_type) + " ";
+  return label.rfind(gpt2, 0) == 0 ? gpt2 : std::string();
+}
+
+// The baseline of a group labelled `label`: the baseline's function of the same kind (a gpt2
+// group's is "gpt2 softmax" when the baseline is softmax).
+std::string baseline_for(const std::string& label, const std::string& baseline) {
+  const std::string base = baseline.substr(kind_prefix(baseline).size());
+  return kind_prefix(label) + base;
+}
+
 // Groups (the baseline label's first, otherwise in file order), their labels, strata and the
-// baseline each is compared with; paradigms in file order, phenomena sorted.
+// baseline each is compared with (within its kind); paradigms in file order, phenomena sorted.
 void collect_names(Comparison& c, const std::vector<RunResult>& runs) {
   std::vector<const RunResult*> firsts;  // the first run of each group
   for (const auto& r : runs)
@@ -55,9 +70,11 @@ void collect_names(Comparison& c, const std::vector<RunResult>& runs) {
   }
   c.groups = std::move(groups);
   c.baseline_of.assign(c.groups.size(), -1);
-  for (size_t g = 0; g < c.groups.size(); ++g)
-    for (size_t b = 0; b < c.groups.size() && c.labels[g] != c.baseline; ++b)
-      if (c.labels[b] == c.baseline && c.strata[b] == c.strata[g]) c.baseline_of[g] = int(b);
+  for (size_t g = 0; g < c.groups.size(); ++g) {
+    const std::string base = baseline_for(c.labels[g], c.baseline);
+    for (size_t b = 0; b < c.groups.size() && c.labels[g] != base; ++b)
+      if (c.labels[b] == base && c.strata[b] == c.strata[g]) c.baseline_of[g] = int(b);
+  }
   for (const auto& r : runs)
     for (const auto& p : r.paradigms) {
       append_unique(c.paradigms, p);

@@ -85,8 +85,7 @@ void assign_groups(std::vector<RunResult>& runs) {
       return red.empty() || is_default ? m : fmt::format("{} ({})", m, red);
     }
     if (k == "size")
-      return fmt::format("{}L/{}H/{}d", cfg.value("num_hidden_layers", 0),
-                         cfg.value("num_attention_heads", 0), cfg.value("hidden_size", 0));
+      return model_size_label(cfg);
     if (k == "steps") return fmt::format("{} steps", cfg.value("steps", int64_t(0)));
     auto text = [](const json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
     if (k == "suite") return "suite " + text(r.header.value("suite", json()));

@@ -1,4 +1,5 @@
 #include "probing/report.h"
+#include "probing/results.h"
 
 #include <fmt/format.h>
 
@@ -222,8 +223,7 @@ GroupSettings group_settings(const RunResult& r) {
   GroupSettings s;
   s.preset = t.is_object() && t.contains(flag_name::preset)
                  ? text(t[flag_name::preset])
-                 : fmt::format("{}L/{}H/{}d", cfg.value("num_hidden_layers", 0),
-                               cfg.value("num_attention_heads", 0), cfg.value("hidden_size", 0));
+                 : model_size_label(cfg);
   s.steps = std::to_string(cfg.value("steps", int64_t(0)));
   s.masking = "not recorded";
   s.corpus = "not recorded";

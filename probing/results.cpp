@@ -106,7 +106,8 @@ void check_probe_result(const json& h, const std::string& file) {
   const json& config = json_field(h, "config", file, [](const json& v) { return v.is_object(); },
                                   "an object");
   const std::string where = file + ": config";
-  for (const char* k : {"seed", "steps", "num_hidden_layers", "num_attention_heads", "hidden_size"})
+  for (const char* k : {"seed", "steps", "num_hidden_layers", "num_attention_heads", "hidden_size",
+                        "n_layer", "n_head", "n_embd"})
     json_integer_or(config, k, where, 0);
   json_string_or(config, "label", where, "");
   json_string(h, "method", file);
@@ -186,6 +187,18 @@ void write_probe_results(const fs::path& json_path, json header, const ProbeSumm
   }
   write_file_atomic(pairs_path_for(json_path), lines);
   write_file_atomic(json_path, header.dump(2) + "\n");
+}
+
+}  // namespace bb
+
+namespace bb {
+
+std::string model_size_label(const nlohmann::json& config) {
+  auto size = [&](const char* roberta, const char* gpt2) {
+    return config.contains(roberta) ? config.value(roberta, 0) : config.value(gpt2, 0);
+  };
+  return fmt::format("{}L/{}H/{}d", size("num_hidden_layers", "n_layer"),
+                     size("num_attention_heads", "n_head"), size("hidden_size", "n_embd"));
 }
 
 }  // namespace bb

@@ -71,5 +71,7 @@ PairRecords read_pair_records(const std::filesystem::path& pairs);
 // Before any scoring: creates F.json's directory and a scratch file in it (removed again), so an
 // unwritable --out fails at once with one line naming the path.
 void check_results_writable(const std::filesystem::path& json_path);
+// "8L/8H/256d" of a result's config (RobertaConfig's names, or GPT2Config's for a gpt2 model).
+std::string model_size_label(const nlohmann::json& config);
 
 }  // namespace bb

@@ -17,6 +17,7 @@
 #include "training/stop_request.h"
 #include "parallel/mpi.h"
 #include "probing/report.h"
+#include "encoder/config_keys.h"
 #include "probing/scorer.h"
 #include "runs/experiment_grid.h"
 #include "runs/rank_jobs.h"
@@ -29,8 +30,22 @@ namespace fs = std::filesystem;
 
 const std::set<std::string>& experiment_grid_flags() {
   static const std::set<std::string> flags = {flag_name::out,      flag_name::attention, flag_name::seed,
-                                              flag_name::resume,   flag_name::tokenizer, flag_name::probe_suite};
+                                              flag_name::resume,   flag_name::tokenizer, flag_name::probe_suite,
+                                              "--kind"};
   return flags;
+}
+
+std::string kind_label(const std::string& kind, const std::string& variant_label) {
+  return parse_text_kind(kind) == ModelKind::roberta ? variant_label : kind + " " + variant_label;
+}
+
+std::vector<std::string> methods_for_kind(const std::string& methods, const std::string& kind) {
+  const ModelKind k = parse_text_kind(kind);
+  std::vector<std::string> out;
+  for (const std::string& m : split_list(methods, "--method"))
+    if (method_kind(parse_method(m)) == k) out.push_back(m);
+  if (out.empty()) out.push_back(method_name(default_method(k)));
+  return out;
 }
 
 namespace {
@@ -41,6 +56,7 @@ void check_experiment(const ExperimentArgs& a) {
   BB_CHECK(a.first_seed <= a.seeds, "--first-seed {} is above --seeds {}: no seed to run",
            a.first_seed, a.seeds);
   for (const auto& m : split_list(a.method, "--method")) parse_method(m);
+  for (const auto& k : split_list(a.kinds, "--kinds")) parse_text_kind(k, "--kinds");
   BB_CHECK(t.extend_to == 0 || t.optim.schedule != Schedule::linear,
            "--extend-to: the linear schedule decays to 0 at --steps, so its runs cannot be "
            "extended honestly; use --schedule wsd --decay-steps D (or constant) for runs to extend");
@@ -99,9 +115,12 @@ std::optional<Comparison> run_experiment(ExperimentArgs a) {
     fmt::print(stderr, "babyberta: warning: --jobs {} x --threads {} = {} threads on {} cores; runs "
                "will slow each other down\n", a.jobs, t.threads, a.jobs * t.threads, cores);
   const Tokenizer tok = experiment_tokenizer(a, t.threads * a.jobs);
+  const std::vector<std::string> kinds = split_list(a.kinds, "--kinds");
   Grid g;
-  for (const AttentionVariant& att : variants)
-    for (int seed = a.first_seed; seed <= a.seeds; ++seed) add_run(a, att, seed, corpus_sha, tok, g);
+  for (const std::string& kind : kinds)
+    for (const AttentionVariant& att : variants)
+      for (int seed = a.first_seed; seed <= a.seeds; ++seed)
+        add_run(a, kind, att, seed, corpus_sha, tok, g);
   fmt::print(stderr, "experiment {}: {} runs to train, {} to probe ({} at a time, {} thread{} each)\n",
              out.string(), g.train.size(), g.probe.size(),
              world.active() ? fmt::format("{} MPI ranks", world.size) : std::to_string(a.jobs),
@@ -119,12 +138,13 @@ std::optional<Comparison> run_experiment(ExperimentArgs a) {
   for (const auto& [path, settings] : g.new_results)  // each new result: the settings that made it
     write_file_atomic(path, settings.dump(2) + "\n");
   count_references(a, g);
-  // Compared with softmax where the grid has it, else with its first variant.
+  // Compared with the first kind's softmax where the grid has it, else with its first variant.
   const std::string softmax = attention_function_name(AttentionFunction::softmax);
   const bool has_softmax = std::any_of(variants.begin(), variants.end(),
                                        [&](const AttentionVariant& v) { return v.label == softmax; });
-  const Comparison c = compare_runs(load_runs(g.results), 1000, 1,
-                                    has_softmax ? softmax : variants.front().label);
+  const Comparison c = compare_runs(
+      load_runs(g.results), 1000, 1,
+      kind_label(kinds.front(), has_softmax ? softmax : variants.front().label));
   write_report(out / "report", c);
   return c;
 }

@@ -1,4 +1,4 @@
-// babyberta experiment: trains every (attention, seed), probes each, and compares. Resumable:
+// babyberta experiment: trains every (kind, attention, seed), probes each, and compares. Resumable:
 // finished runs and probes are skipped, interrupted runs resume. Every run directory and probe
 // result carries the settings that made it (run.json, results/NAME.settings.json); a rerun with
 // other settings is refused, naming each one that differs, unless --force redoes those runs.
@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "probing/compare.h"
 #include "runs/train_flags.h"
@@ -16,6 +17,10 @@ namespace bb {
 
 struct ExperimentArgs {
   std::string suite, out, attention = "softmax,ssa", method = "holistic";
+  // --kinds: the model kinds, a grid axis (roberta runs are named FUNCTION-seedK as before, gpt2
+  // runs gpt2-FUNCTION-seedK); --method's methods of each kind score its runs, a kind none of them
+  // scores gets its own default (gpt2: causal).
+  std::string kinds = "roberta";
   int seeds = 3, first_seed = 1, jobs = 0, pairs_per_paradigm = 0;
   bool force = false;
   std::string baselines;  // n-gram orders ("1,3"): word references counted on the corpus
@@ -23,6 +28,13 @@ struct ExperimentArgs {
   int64_t target() const { return train.extend_to > 0 ? train.extend_to : train.steps; }
 };
 
+
+// The label a kind's runs of an attention function's variant have in results and reports:
+// roberta the variant's label ("ssa"), gpt2 "gpt2 " and the label ("gpt2 ssa").
+std::string kind_label(const std::string& kind, const std::string& variant_label);
+
+// The scoring methods of --method (a comma list) that score `kind`'s models; none: its default.
+std::vector<std::string> methods_for_kind(const std::string& methods, const std::string& kind);
 
 // train's flags that the grid sets per run, so experiment does not take them.
 const std::set<std::string>& experiment_grid_flags();

@@ -102,20 +102,24 @@ Tokenizer experiment_tokenizer(const ExperimentArgs& a, int threads) {
   return Tokenizer::load(dir);
 }
 
-void add_run(const ExperimentArgs& a, const AttentionVariant& att, int seed,
-             const std::string& corpus_sha, const Tokenizer& tok, Grid& g) {
+void add_run(const ExperimentArgs& a, const std::string& kind, const AttentionVariant& att,
+             int seed, const std::string& corpus_sha, const Tokenizer& tok, Grid& g) {
   const fs::path out = a.out;
-  const std::string name = fmt::format("{}-seed{}", att.run_name, seed);
+  // roberta runs keep the names they had before kinds (FUNCTION-seedK); gpt2-FUNCTION-seedK
+  const std::string prefix = kind == "roberta" ? "" : kind + "-";
+  const std::string name = fmt::format("{}{}-seed{}", prefix, att.run_name, seed);
   const fs::path run = out / "runs" / name;
-  // One result per --method: results/NAME.json for the first, NAME.METHOD.json for the others.
-  const std::vector<std::string> methods = split_list(a.method, "--method");
+  // One result per method of this kind: results/NAME.json for the first, NAME.METHOD.json for
+  // the others.
+  const std::vector<std::string> methods = methods_for_kind(a.method, kind);
   std::vector<fs::path> results, result_settings;
   for (size_t k = 0; k < methods.size(); ++k) {
     const std::string stem = k == 0 ? name : name + "." + methods[k];
     results.push_back(out / "results" / (stem + ".json"));
     result_settings.push_back(out / "results" / (stem + ".settings.json"));
   }
-  TrainArgs r = a.train;  // this run: the grid's flags, its function, values and seed
+  TrainArgs r = a.train;  // this run: the grid's flags, its kind, function, values and seed
+  r.kind = kind;
   r.attention = std::string(attention_function_name(att.function));
   r.head_values = att.values;
   r.seed = uint64_t(seed);

@@ -30,8 +30,8 @@ struct Grid {
 
 // The tokenizer shared by every run: trained once; a tokenizer of another size is stale.
 Tokenizer experiment_tokenizer(const ExperimentArgs& a, int threads);
-// One run (attention, seed): train it unless finished, probe it unless its result is current.
-void add_run(const ExperimentArgs& a, const AttentionVariant& att, int seed,
+// One run (kind, attention, seed): train it unless finished, probe it unless its result is current.
+void add_run(const ExperimentArgs& a, const std::string& kind, const AttentionVariant& att, int seed,
              const std::string& corpus_sha, const Tokenizer& tok, Grid& g);
 // The grid's training progress: runs finished, steps done of the total, and the rate and ETA of
 // this invocation's steps.

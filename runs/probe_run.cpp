@@ -13,6 +13,7 @@
 #include "runs/run_settings.h"
 #include "backend/threads.h"
 #include "encoder/checkpoint.h"
+#include "encoder/config_keys.h"
 #include "git_revision.h"
 #include "models/model_kind.h"
 
@@ -65,7 +66,10 @@ json probe_header(const ProbeArgs& a, const Scorer& scorer, const Suite& suite, 
                   TieRule ties, const Device device, const Progress& progress, size_t sentences) {
   const Config& c = scorer.config();
   json cfg = to_json(c);
-  cfg["label"] = c.label();
+  // reports group runs by it: the function's label, with the kind for a causal LM ("gpt2 ssa")
+  cfg["label"] = c.kind == ModelKind::roberta
+                     ? c.label()
+                     : std::string(config_keys(c.kind).model_type) + " " + c.label();
   if (auto last = latest_checkpoint(a.model)) {
     const TrainerState ts = read_trainer_state(*last);
     cfg["steps"] = ts.step;

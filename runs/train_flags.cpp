@@ -210,16 +210,21 @@ void add_train_options(CLI::App* cmd, TrainArgs& a, const std::set<std::string>&
 
 ModelKind text_kind(const TrainArgs& a) { return parse_text_kind(a.kind); }
 
-void apply_recipe(TrainArgs& a, const CLI::App& cmd) {
-  flag_table::check_applicable<TrainArgs, Recipe>(
-      a, train_flags(), cmd, [](const TrainArgs& x) { return fmt::format("--kind {}", x.kind); });
-  try {  // a preset of the other kind (decoder-114m for roberta): before any work
-    preset(a.preset, text_kind(a));
-  } catch (const UsageError&) {
-    throw;
-  } catch (const Error& e) {
-    throw UsageError(e.what());
+void apply_recipe(TrainArgs& a, const CLI::App& cmd, const std::vector<std::string>& kinds) {
+  std::vector<TrainArgs> uses;  // the runs' kinds
+  for (const std::string& k : kinds.empty() ? std::vector<std::string>{a.kind} : kinds) {
+    uses.push_back(a);
+    uses.back().kind = k;
   }
+  flag_table::check_applicable<TrainArgs, Recipe>(
+      uses, train_flags(), cmd, [](const TrainArgs& x) { return fmt::format("--kind {}", x.kind); });
+  for (const TrainArgs& u : uses) try {  // a preset of the other kind (decoder-114m for roberta)
+      preset(u.preset, text_kind(u));
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
   const Recipe r = recipe(a.recipe);
   for (const TrainFlag& row : train_flags())
     if (row.from_recipe && cmd.count(row.flag) == 0) row.from_recipe(a, r);

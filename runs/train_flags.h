@@ -68,8 +68,10 @@ const std::vector<TrainFlag>& train_flags();
 // Adds the table's options to `cmd` (all but those in `skip`: a grid sets them per run).
 void add_train_options(CLI::App* cmd, TrainArgs& a, const std::set<std::string>& skip = {});
 // After parsing: --recipe's value for every flag not given on the command line of `cmd`; then
-// the schedule, and an extendable schedule's warmup fixed from --steps.
-void apply_recipe(TrainArgs& a, const CLI::App& cmd);
+// the schedule, and an extendable schedule's warmup fixed from --steps. Before: a flag that
+// applies to none of `kinds` (empty: a.kind; experiment: its --kinds) and a preset of another
+// kind are usage errors.
+void apply_recipe(TrainArgs& a, const CLI::App& cmd, const std::vector<std::string>& kinds = {});
 // The arguments of `train ARGS...` (args[0] == "train") as the command parses them, recipe applied.
 TrainArgs parse_train_args(const std::vector<std::string>& args);
 // `a` as a train command line (args[0] == "train") that parses back to `a`: every flag that a

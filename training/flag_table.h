@@ -126,15 +126,20 @@ std::vector<std::string> to_args(const Args& given, const std::vector<FlagRow<Ar
   return prefix;
 }
 
-// A flag given on `cmd`'s command line that does not apply to `a` (FlagRow::applies): a usage
-// error naming it and `why` ("--mask-prob does not apply to --kind gpt2 (...)").
+// A flag given on `cmd`'s command line that applies to none of `uses` (FlagRow::applies; train: its
+// one run, experiment: a run of each kind in its grid): a usage error naming it and `why` of the
+// first ("--mask-prob does not apply to --kind gpt2").
 template <typename Args, typename Recipe>
-void check_applicable(const Args& a, const std::vector<FlagRow<Args, Recipe>>& rows,
+void check_applicable(const std::vector<Args>& uses, const std::vector<FlagRow<Args, Recipe>>& rows,
                       const CLI::App& cmd, const std::function<std::string(const Args&)>& why) {
-  for (const FlagRow<Args, Recipe>& row : rows)
-    if (row.applies && !row.applies(a) && cmd.get_option_no_throw(row.flag) != nullptr &&
-        cmd.count(row.flag) > 0)
-      throw UsageError(fmt::format("{} does not apply to {}", row.flag, why(a)));
+  for (const FlagRow<Args, Recipe>& row : rows) {
+    if (!row.applies || cmd.get_option_no_throw(row.flag) == nullptr || cmd.count(row.flag) == 0)
+      continue;
+    bool somewhere = false;
+    for (const Args& a : uses) somewhere = somewhere || row.applies(a);
+    if (!somewhere && !uses.empty())
+      throw UsageError(fmt::format("{} does not apply to {}", row.flag, why(uses.front())));
+  }
 }
 
 // The rows of `role` that `given` records, as run.json keeps them: {key: value}.

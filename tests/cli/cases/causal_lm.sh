@@ -120,3 +120,16 @@ printf 'the dog .\n\xff\xfe bad\n' > ppl-bad.txt
 expect_fail "a text line that is not UTF-8 is named" "ppl-bad.txt:2: not valid UTF-8" \
   "$BB" perplexity --model gpt2 --text ppl-bad.txt
 check "... and no result file is written" test ! -e ppl-bad.json
+
+# experiment --kinds: the kind a grid axis; each kind compared with its own softmax
+expect_ok "experiment --kinds roberta,gpt2" "$BB" experiment --corpus corpus.txt --suite suite \
+  --out exk --kinds roberta,gpt2 --attention softmax,ssa --seeds 1 --preset tiny --steps 20 \
+  --vocab-size 400 --eval-every 10 --dev-batches 2 --method holistic --jobs 1
+check "its runs: roberta's named as before, gpt2's with the kind" \
+  bash -c 'ls exk/runs | sort | tr "\n" " " | grep -qx "gpt2-softmax-seed1 gpt2-ssa-seed1 softmax-seed1 ssa-seed1 "'
+check "the gpt2 runs are scored causal, the roberta runs holistic" \
+  python3 -c 'import json; assert json.load(open("exk/results/gpt2-ssa-seed1.json"))["method"] == "causal"; assert json.load(open("exk/results/ssa-seed1.json"))["method"] == "holistic"'
+check "the report compares each kind's ssa with its own softmax" \
+  bash -c 'grep -q "gpt2 ssa, causal − gpt2 softmax, causal" exk/report/report.md && grep -q "ssa, holistic − softmax, holistic" exk/report/report.md'
+expect_exit2_kind "experiment --kinds with a typo" "--kinds: .*gtp2" \
+  "$BB" experiment --corpus corpus.txt --suite suite --out exk2 --kinds roberta,gtp2 --steps 5
