@@ -25,7 +25,7 @@ check "train --help: a range for --seed, no {false} after --no-bias-correction" 
   bash -c "'$BB' train --help | grep -q -- '--seed UINT:in \[0, ' && ! '$BB' train --help | grep -q 'no-bias-correction{'"
 # Enum flags are checked while parsing: exit 2, the valid names and the nearest (issue 33, item 6).
 for args in "train:--attention SSA:unknown attention function 'SSA' \(expected one of softmax, .*\); did you mean 'ssa'\?" \
-            "train:--preset base:unknown preset 'base' \(expected one of babyberta, small, tiny\)" \
+            "train:--preset base:unknown preset 'base' \(expected one of babyberta, small, tiny, decoder-114m\)" \
             "train:--recipe ssa-papr:unknown recipe 'ssa-papr' .*did you mean 'ssa-paper'\?"; do
   IFS=: read -r cmd flag msg <<< "$args"
   "$BB" $cmd "${T[@]}" --out enum-run $flag >/dev/null 2>enum.err; rc=$?
