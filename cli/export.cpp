@@ -34,26 +34,55 @@ json special_tokens() {
           {"mask_token", "<mask>"}};
 }
 
+// config.json of the export and the remote code it needs (the kind's own piece): a roberta model
+// with softmax is HF's RobertaForMaskedLM, with another function our BabyBertaForMaskedLM (remote
+// code); a gpt2 model with softmax is HF's GPT2LMHeadModel (our model.safetensors already holds
+// its names and Conv1D layout, the head tied and left out); a gpt2 model with another function is
+// refused until its remote code exists.
+struct ExportFiles {
+  json config;
+  std::vector<std::pair<std::string, std::string_view>> code;  // remote code: file name, text
+};
+ExportFiles export_files(const Config& c, const fs::path& model) {
+  ExportFiles files{to_json(c), {}};
+  json& config = files.config;
+  switch (c.kind) {
+    case ModelKind::roberta:
+      if (c.attention != AttentionFunction::softmax) {  // HF's RoBERTa cannot run it: our classes do
+        config["model_type"] = "babyberta";
+        config["architectures"] = {"BabyBertaForMaskedLM"};
+        config["auto_map"] = {{"AutoConfig", "modeling_babyberta.BabyBertaConfig"},
+                              {"AutoModelForMaskedLM", "modeling_babyberta.BabyBertaForMaskedLM"}};
+        files.code = {{"modeling_babyberta.py", embedded::k_modeling_babyberta_py},
+                      {"babyberta_torch.py", embedded::k_babyberta_torch_py}};
+      }
+      return files;
+    case ModelKind::gpt2:
+      if (c.attention != AttentionFunction::softmax)
+        throw UsageError(fmt::format(
+            "export: {} is a gpt2 model with {}: only softmax gpt2 models export so far (as HF's "
+            "GPT2LMHeadModel); the other functions' remote code is not written yet (its "
+            "model.safetensors holds HF GPT-2's names with the function's values under attn.)",
+            model.string(), c.label()));
+      return files;
+    case ModelKind::icl_gpt2: break;
+  }
+  fail("internal: no export for the ICL kind");
+}
+
 void run_export(const fs::path& model, const fs::path& out) {
   const Config c = read_model_config(model);
   const Tokenizer tok = Tokenizer::load(model);
   check_tokenizer_matches(model, c, tok);
+  const ExportFiles files = export_files(c, model);  // (a refusal: before anything is written)
   std::error_code ec;
   fs::create_directories(out, ec);
   BB_CHECK(!ec, "{}: cannot create directory ({})", out.string(), ec.message());
   BB_CHECK(fs::canonical(model) != fs::canonical(out), "{}: --out must not be the model directory",
            out.string());
   remove_stale_temporaries(out);  // FILE.tmp.PID of an export killed mid-way (Ctrl-C)
-  json config = to_json(c);
-  if (c.attention != AttentionFunction::softmax) {  // HF's RoBERTa cannot run it: our classes do
-    config["model_type"] = "babyberta";
-    config["architectures"] = {"BabyBertaForMaskedLM"};
-    config["auto_map"] = {{"AutoConfig", "modeling_babyberta.BabyBertaConfig"},
-                          {"AutoModelForMaskedLM", "modeling_babyberta.BabyBertaForMaskedLM"}};
-    write_file_atomic(out / "modeling_babyberta.py", embedded::k_modeling_babyberta_py);
-    write_file_atomic(out / "babyberta_torch.py", embedded::k_babyberta_torch_py);
-  }
-  write_file_atomic(out / "config.json", config.dump(2) + "\n");
+  for (const auto& [name, text] : files.code) write_file_atomic(out / name, text);
+  write_file_atomic(out / "config.json", files.config.dump(2) + "\n");
   write_file_atomic(out / "model.safetensors", read_file(model / "model.safetensors"));
   write_file_atomic(out / "tokenizer.json", hf_tokenizer_json(tok).dump() + "\n");
   json tc = special_tokens();

@@ -33,8 +33,8 @@ struct ModelKindRow<ModelKind::gpt2> {
   static constexpr ModelKindSpec spec{
       ModelKind::gpt2, "gpt2", {"gpt2", ""}, "a GPT-2-style causal LM",
       {C::info, C::attention, C::saturation, C::probe, C::score, C::encode, C::python_load,
-       C::perplexity},
-      8,
+       C::perplexity, C::export_hf},
+      9,
       ModelInput::sentences, describe_text_model, text_model_attention};
 };
 

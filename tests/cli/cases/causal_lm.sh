@@ -133,3 +133,22 @@ check "the report compares each kind's ssa with its own softmax" \
   bash -c 'grep -q "gpt2 ssa, causal − gpt2 softmax, causal" exk/report/report.md && grep -q "ssa, holistic − softmax, holistic" exk/report/report.md'
 expect_exit2_kind "experiment --kinds with a typo" "--kinds: .*gtp2" \
   "$BB" experiment --corpus corpus.txt --suite suite --out exk2 --kinds roberta,gtp2 --steps 5
+
+# export: a softmax gpt2 model is HF's GPT2LMHeadModel; an independent plain-PyTorch reader of the
+# folder (tests/interop/read_gpt2_export.py) reproduces our per-token log-probabilities
+"$BB" train --kind gpt2 --corpus corpus.txt --preset tiny --vocab-size 400 --eval-every 50 \
+  --dev-batches 2 --dev-fraction 0.05 --seed 1 --attention softmax --steps 60 --out gpt2-softmax \
+  >/dev/null 2>&1
+expect_ok "export a softmax gpt2 model" "$BB" export --model gpt2-softmax --out gpt2-hf
+check "its config is a plain GPT2LMHeadModel's (no remote code)" \
+  python3 -c 'import json, os; c = json.load(open("gpt2-hf/config.json")); assert c["model_type"] == "gpt2" and c["architectures"] == ["GPT2LMHeadModel"] and "auto_map" not in c; assert not [f for f in os.listdir("gpt2-hf") if f.endswith(".py")]'
+"$BB" score --model gpt2-softmax --per-token < gs.txt > gs-hf.jsonl 2>/dev/null
+/usr/bin/python3 "$HERE/../interop/read_gpt2_export.py" gpt2-hf < gs-hf.jsonl > reader.out 2>&1
+rc=$?
+if [ "$rc" -eq 77 ]; then echo "skip    an independent reader of the export: $(cat reader.out)"
+else check "an independent plain-PyTorch reader of the export gives our per-token log-probs (float32 error)" test "$rc" -eq 0
+fi
+expect_exit2_kind "export of a gpt2 model with ssa: not yet, named" \
+  "export: gpt2 is a gpt2 model with ssa: only softmax gpt2 models export so far" \
+  "$BB" export --model gpt2 --out gpt2-ssa-hf
+check "... and nothing is written" test ! -e gpt2-ssa-hf
