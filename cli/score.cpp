@@ -2,7 +2,12 @@
 // stdin -> JSONL on stdout, one line per sentence: {"sentence", "ids", the score under its name
 // (score_field: mean_ce or sum_ce for holistic, pll or mean_pll for pll and pll-word-l2r,
 // logprob or mean_logprob for causal)} and, with --per-token, "logprobs" and "pieces" of the
-// scored tokens (causal: also "surprisal" in bits; the first token, <s>, has none).
+// scored tokens (causal: also "surprisal" in bits; the first token, <s>, has none), and with
+// --words "words" and "word_logprobs": each whitespace word with the sum of its pieces'
+// log-probabilities (a piece beginning with "▁" begins a word; <s> and </s> are no words; a
+// causal score's </s> stays in the sentence's score only). No word-boundary correction (Oh &
+// Schuler 2024; Pimentel & Meister 2024) is applied: a word's sum leaves out the probability that
+// the word ends there (README).
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -24,7 +29,7 @@ void add_score(CLI::App& app) {
   auto* cmd = app.add_subcommand("score", "Score sentences from stdin (JSONL out)");
   struct Args {
     std::string model, method, reduction;
-    bool per_token = false;
+    bool per_token = false, words = false;
     int threads = 1;
     std::string device = "cpu", precision = "fp32";
   };
@@ -36,6 +41,9 @@ void add_score(CLI::App& app) {
   cmd->add_option("--reduction", a->reduction,
                   "sum or mean over the scored tokens (default: holistic mean, pll and causal sum)")
       ->check(one_of("reduction", {"sum", "mean"}));
+  cmd->add_flag("--words", a->words,
+                "Also print each whitespace word (words) and the sum of its pieces' log-probabilities "
+                "(word_logprobs); no word-boundary correction");
   cmd->add_flag("--per-token", a->per_token,
                 "Also print each scored token's log-probability (logprobs) and piece (pieces)");
   cmd->add_option(flag_name::threads, a->threads, "Compute threads")
@@ -68,6 +76,28 @@ void add_score(CLI::App& app) {
       const SentenceScore& sc = scores[i];
       nlohmann::json j{{"sentence", lines[i]}, {"ids", sc.ids},
                        {field, reduce_logprobs(sc.logprobs, m, r)}};
+      if (a->words) {  // the scored pieces grouped into words at each "▁"
+        const size_t skip = first_scored_id(m);
+        std::vector<std::string> words;
+        std::vector<double> word_logprobs;
+        for (size_t t = 0; t < sc.logprobs.size(); ++t) {
+          const int32_t id = sc.ids[t + skip];
+          const Config& c = scorer.config();
+          if (id == c.bos_id || id == c.eos_id) continue;
+          std::string piece = scorer.tokenizer().piece(id);
+          const bool starts = piece.rfind("\xE2\x96\x81", 0) == 0 || words.empty();
+          if (piece.rfind("\xE2\x96\x81", 0) == 0) piece = piece.substr(3);
+          if (starts) {
+            words.push_back(piece);
+            word_logprobs.push_back(0);
+          } else {
+            words.back() += piece;
+          }
+          word_logprobs.back() += sc.logprobs[t];
+        }
+        j["words"] = words;
+        j["word_logprobs"] = word_logprobs;
+      }
       if (a->per_token) {
         // holistic scores every id; pll every id but <s> and </s>; causal every id but <s>
         const size_t skip = first_scored_id(m);

@@ -152,3 +152,16 @@ expect_exit2_kind "export of a gpt2 model with ssa: not yet, named" \
   "export: gpt2 is a gpt2 model with ssa: only softmax gpt2 models export so far" \
   "$BB" export --model gpt2 --out gpt2-ssa-hf
 check "... and nothing is written" test ! -e gpt2-ssa-hf
+
+# score --words: the pieces' log-probabilities summed per whitespace word (both kinds)
+"$BB" score --model gpt2 --words --per-token < gs.txt > gw.jsonl 2>/dev/null
+"$BB" score --model model --method pll --words --per-token < gs.txt > rw.jsonl 2>/dev/null
+check "score --words: each sentence's words, each the sum of its pieces (causal: all but </s>; pll: all)" \
+  python3 -c '
+import json
+for f, eos in (("gw.jsonl", 1), ("rw.jsonl", 0)):
+    for line in open(f):
+        j = json.loads(line)
+        assert j["words"] == j["sentence"].split(), (j["words"], j["sentence"])
+        assert abs(sum(j["word_logprobs"]) - sum(j["logprobs"][:len(j["logprobs"]) - eos])) < 1e-9
+'
