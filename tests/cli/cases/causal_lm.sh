@@ -165,3 +165,6 @@ for f, eos in (("gw.jsonl", 1), ("rw.jsonl", 0)):
         assert j["words"] == j["sentence"].split(), (j["words"], j["sentence"])
         assert abs(sum(j["word_logprobs"]) - sum(j["logprobs"][:len(j["logprobs"]) - eos])) < 1e-9
 '
+
+expect_ok "saturation of a gpt2 model" "$BB" saturation --model gpt2 --suite suite --out g-sat --sentences 10
+check "... writes its records" test -s g-sat/saturation.json
