@@ -51,7 +51,8 @@ void causal_lm_layout(const Config& c, ParamLayout& layout) {
   };
   add("transformer.wte.weight", "", {V, C}, Init::normal, false);
   add("transformer.wpe.weight", "", {P, C}, Init::normal, false);
-  const std::vector<blocks::BlockTensor> block = blocks::causal_block_tensors(causal_lm_block_spec(c));
+  const std::vector<blocks::BlockTensor> block =
+      blocks::causal_block_tensors(causal_lm_block_spec(c));
   for (int l = 0; l < c.layers; ++l)
     for (const blocks::BlockTensor& t : block)
       add(causal_lm_layer_prefix(l) + t.name, causal_lm_layer_prefix(l) + t.saved_name, t.shape,

@@ -1,6 +1,6 @@
 // The causal LM's (kind gpt2) parameters in the one contiguous buffer, named as HF's
-// GPT2LMHeadModel names them: transformer.wte, transformer.wpe, per layer transformer.h.{i}. and the
-// causal block's tensors (blocks/causal_block.h; the function's values as attn.ssa_b ...), then
+// GPT2LMHeadModel names them: transformer.wte, transformer.wpe, per layer transformer.h.{i}. and
+// the causal block's tensors (blocks/causal_block.h; the function's values as attn.ssa_b ...), then
 // transformer.ln_f. The LM head is wte (tied, no bias) and has no tensor of its own.
 #pragma once
 #include <string>

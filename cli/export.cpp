@@ -48,7 +48,7 @@ ExportFiles export_files(const Config& c, const fs::path& model) {
   json& config = files.config;
   switch (c.kind) {
     case ModelKind::roberta:
-      if (c.attention != AttentionFunction::softmax) {  // HF's RoBERTa cannot run it: our classes do
+      if (c.attention != AttentionFunction::softmax) {  // HF's RoBERTa cannot run it; ours can
         config["model_type"] = "babyberta";
         config["architectures"] = {"BabyBertaForMaskedLM"};
         config["auto_map"] = {{"AutoConfig", "modeling_babyberta.BabyBertaConfig"},

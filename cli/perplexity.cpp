@@ -1,4 +1,5 @@
-// babyberta perplexity --model DIR (--text FILE | --good-of SUITE | --dev-of RUN)... [--out F.json]:
+// babyberta perplexity --model DIR (--text FILE | --good-of SUITE | --dev-of RUN)...
+// [--out F.json]:
 // per input its tokens, words, mean negative log-likelihood per token and the perplexity per
 // token and per word (runs/perplexity_run.h: a causal LM's true perplexity, a masked LM's
 // pseudo-perplexity, labelled so); a table on stdout.

@@ -42,8 +42,8 @@ void add_score(CLI::App& app) {
                   "sum or mean over the scored tokens (default: holistic mean, pll and causal sum)")
       ->check(one_of("reduction", {"sum", "mean"}));
   cmd->add_flag("--words", a->words,
-                "Also print each whitespace word (words) and the sum of its pieces' log-probabilities "
-                "(word_logprobs); no word-boundary correction");
+                "Also print each whitespace word (words) and the sum of its pieces' "
+                "log-probabilities (word_logprobs); no word-boundary correction");
   cmd->add_flag("--per-token", a->per_token,
                 "Also print each scored token's log-probability (logprobs) and piece (pieces)");
   cmd->add_option(flag_name::threads, a->threads, "Compute threads")

@@ -35,7 +35,8 @@ void CausalBatches::build_epoch(int64_t epoch) {
   epoch_batches_.clear();
   if (opt_.packing == Packing::packed) {
     stream_.clear();
-    for (uint32_t u : order) stream_.insert(stream_.end(), corpus_.seq(u), corpus_.seq(u) + corpus_.length(u));
+    for (uint32_t u : order)
+      stream_.insert(stream_.end(), corpus_.seq(u), corpus_.seq(u) + corpus_.length(u));
     const int64_t blocks = (int64_t(stream_.size()) + opt_.block - 1) / opt_.block;
     for (int64_t b = 0; b < blocks; b += opt_.batch_size) epoch_batches_.push_back(b);
     philox_shuffle(epoch_batches_, rng, uint64_t(epoch) * 2 + 1);
@@ -56,7 +57,8 @@ void CausalBatches::build_epoch(int64_t epoch) {
   order_.reserve(order.size());
   for (int64_t s : starts) {
     epoch_batches_.push_back(int64_t(order_.size()));
-    order_.insert(order_.end(), order.begin() + s, order.begin() + std::min(n, s + opt_.batch_size));
+    order_.insert(order_.end(), order.begin() + s,
+                  order.begin() + std::min(n, s + opt_.batch_size));
   }
   epoch_ = epoch;
 }
@@ -99,7 +101,8 @@ double CausalBatches::padding_fraction(int64_t epoch) {
   double pad = 0, total = 0;
   for (size_t k = 0; k < epoch_batches_.size(); ++k) {
     const int64_t b = epoch_batches_[k];
-    const int64_t e = k + 1 < epoch_batches_.size() ? epoch_batches_[k + 1] : int64_t(order_.size());
+    const int64_t e =
+        k + 1 < epoch_batches_.size() ? epoch_batches_[k + 1] : int64_t(order_.size());
     int longest = 0;
     int64_t tokens = 0;
     for (int64_t i = b; i < e; ++i) {

@@ -1,5 +1,6 @@
 // A text language model of either text kind, with a switchable attention scoring function:
-//   roberta  RobertaForMaskedLM (post-LN BERT blocks, exact GELU, tied decoder; encoder/roberta_passes.h)
+//   roberta  RobertaForMaskedLM (post-LN BERT blocks, exact GELU, tied decoder;
+//            encoder/roberta_passes.h)
 //   gpt2     GPT2LMHeadModel (pre-LN causal blocks, gelu_new, LM head tied to wte;
 //            causal_lm/passes.h)
 // The config's kind picks the passes (encoder/passes.h); batches, staging, parameters, logits,
