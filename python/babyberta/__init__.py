@@ -14,6 +14,7 @@ raise babyberta.Error with the CLI's one-line message.
 import csv as _csv
 import difflib as _difflib
 import json as _json
+import math as _math
 import os as _os
 import pathlib as _pathlib
 import tempfile as _tempfile
@@ -110,11 +111,15 @@ class Model:
             return [reduction(lp) for lp in self._engine.token_logprobs(sentences, self._method(method))]
         raise TypeError('reduction: expected "sum", "mean" or a callable')
 
-    def token_score(self, sentences, method=None):
+    def token_score(self, sentences, method=None, surprisal=False):
         """Per sentence a list of (piece, log-probability) of the tokens the method scores
         (holistic: every token with <s> and </s>; pll: every token but those; causal: every token
-        after <s>). method: None as in sequence_score."""
-        return self._engine.token_score(_sentences(sentences), self._method(method))
+        after <s>). method: None as in sequence_score. surprisal=True: (piece, log-probability,
+        surprisal in bits = -log2 P) triples, as `score --per-token`'s "surprisal"."""
+        scores = self._engine.token_score(_sentences(sentences), self._method(method))
+        if not surprisal:
+            return scores
+        return [[(piece, lp, -lp / _math.log(2)) for piece, lp in s] for s in scores]
 
     def _method(self, method):
         # None: roberta's minicons default (pll), the causal LM's only method (its kind's default)

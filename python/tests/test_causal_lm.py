@@ -39,6 +39,8 @@ def test_scores_equal_the_cli(gpt2_dir, binary):
         assert s == pytest.approx(json.loads(line)["logprob"], abs=1e-9)
     tokens = m.token_score(sentences[:1])[0]
     assert tokens[-1][0] == "</s>"
+    bits = m.token_score(sentences[:1], surprisal=True)[0]
+    assert [b[2] for b in bits] == pytest.approx(json.loads(cli[0])["surprisal"], abs=1e-12)
     assert [t[1] for t in tokens] == pytest.approx(json.loads(cli[0])["logprobs"], abs=1e-12)
     mean = m.sequence_score(sentences[:1])[0]  # minicons' default reduction: the mean
     assert mean == pytest.approx(summed[0] / len(tokens))
