@@ -6,8 +6,13 @@
 set -euo pipefail
 bin="$1"; root="$2"
 data="$(cd "$(dirname "$0")/../../.." && pwd)/shared/data"
+# The fp32 arm is also the decoder-vs-encoder study's roberta arm (results/decoder-vs-encoder-
+# aochildes/): it is probed with pll too and every 4,000 steps (learning curves); neither changes
+# what is trained (--probe-every is not a math flag).
 for p in fp32 bf16; do
+  extra=()
+  [ "$p" = fp32 ] && extra=(--method holistic,pll --probe-every 4000) || extra=(--method holistic)
   "$bin" experiment --corpus "$data/aochildes/aochildes_merged.txt" --suite "$data/zorro" \
     --attention softmax,ssa --seeds 3 --recipe babyberta --preset babyberta --steps 16000 \
-    --eval-every 1000 --method holistic --precision "$p" --jobs 2 --threads 1 --out "$root/$p"
+    --eval-every 1000 "${extra[@]}" --precision "$p" --jobs 2 --threads 1 --out "$root/$p"
 done

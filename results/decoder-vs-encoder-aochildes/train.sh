@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The study's gpt2 runs (README.md): the causal LM at the babyberta size, BabyBERTa's recipe,
+# 16,000 steps, softmax and SSA, seeds 1-3, fp32, two runs at a time with 1 thread each, Zorro
+# learning curves every 4,000 steps; then every final model's perplexity per word on its dev split
+# and on BLiMP's good sentences (the roberta runs: the bf16 study's fp32 arm, $ROOT/fp32, measured
+# the same way). Run from a copy of the binary outside build/; the same command resumes.
+# Usage: results/decoder-vs-encoder-aochildes/train.sh BINARY ROOT
+set -euo pipefail
+bin="$1"; root="$2"
+data="$(cd "$(dirname "$0")/../../.." && pwd)/shared/data"
+"$bin" experiment --kinds gpt2 --corpus "$data/aochildes/aochildes_merged.txt" \
+  --suite "$data/zorro" --attention softmax,ssa --seeds 3 --recipe babyberta --preset babyberta \
+  --steps 16000 --eval-every 1000 --probe-every 4000 --baselines 1,3 --jobs 2 --threads 1 \
+  --out "$root/gpt2"
+mkdir -p "$root/perplexity"
+for arm in gpt2 fp32; do
+  for run in "$root/$arm"/runs/*; do
+    [ -d "$run" ] || continue
+    name="$(basename "$run")"
+    out="$root/perplexity/$name.json"
+    [ -e "$out" ] || "$bin" perplexity --model "$run" --dev-of "$run" --good-of "$data/blimp" \
+      --threads 1 --out "$out"
+  done
+done
