@@ -19,18 +19,7 @@ CausalLmPasses<T>::CausalLmPasses(const Config& c, const ParamLayout& layout, co
   const bool reused = cap.inference_only;
   x_.assign(reused ? 2 : size_t(c.layers) + 1, nullptr);
   layers_.assign(reused ? 1 : size_t(c.layers), blocks::CausalBlockStores<T>{});
-  int64_t total = 0;
-  visit([&total](T*&, int64_t n, Start start) {
-    if (start == Start::line) total = (total + 15) / 16 * 16;  // 64-byte lines
-    total += n;
-  });
-  arena_.assign(size_t(total), T(0));  // zero_bias_ stays zero
-  int64_t at = 0;
-  visit([&at, base = arena_.data()](T*& tensor, int64_t n, Start start) {
-    if (start == Start::line) at = (at + 15) / 16 * 16;
-    tensor = base + at;
-    at += n;
-  });
+  carve_arena(arena_, [this](auto&& take) { visit(take); });  // zero-filled: zero_bias_ stays 0
 }
 
 template <typename T>
@@ -38,9 +27,9 @@ template <typename Take>
 void CausalLmPasses<T>::visit(Take&& take) {
   const int64_t C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
   const int64_t N = cap_.max_tokens, M = cap_.max_rows, B = cap_.max_seqs;
-  const int64_t A = H * std::min(B * cap_.max_len * cap_.max_len, int64_t(cap_.max_len) * N);
+  const int64_t A = attention_store_elements(cap_, cfg_.heads);
   const bool train = !cap_.inference_only;
-  auto line = [&take](T*& tensor, int64_t n) { take(tensor, n, Start::line); };
+  auto line = [&take](T*& tensor, int64_t n) { take(tensor, n, ArenaStart::line); };
   auto train_line = [&](T*& tensor, int64_t n) {
     if (train) line(tensor, n);
     else tensor = nullptr;

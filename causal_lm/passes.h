@@ -13,6 +13,7 @@
 #include "backend/device.h"
 #include "blocks/causal_block.h"
 #include "common/buffer.h"
+#include "encoder/activation_arena.h"
 #include "encoder/passes.h"
 
 namespace bb {
@@ -32,7 +33,6 @@ class CausalLmPasses final : public KindPasses<T> {
   T* target_logp() const override { return target_logp_; }
 
  private:
-  enum class Start { line, packed };
   template <typename Take>
   void visit(Take&& take);
   blocks::CausalBlockStores<T> stores(int l) const;  // layer l's (x: its input, out: its output)

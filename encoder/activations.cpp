@@ -10,18 +10,7 @@ Activations<T>::Activations(const Config& c, const Capacity& cap, Device device)
   const bool reused = cap.inference_only;
   x_.assign(reused ? 2 : c.layers, nullptr);
   layers_.assign(reused ? 1 : c.layers, LayerActivations<T>{});
-  int64_t total = 0;
-  visit([&total](T*&, int64_t n, Start start) {
-    if (start == Start::line) total = (total + 15) / 16 * 16;  // 16 floats: 64 bytes
-    total += n;
-  });
-  arena_.assign(size_t(total), T(0));
-  int64_t at = 0;
-  visit([&at, base = arena_.data()](T*& tensor, int64_t n, Start start) {
-    if (start == Start::line) at = (at + 15) / 16 * 16;
-    tensor = base + at;
-    at += n;
-  });
+  carve_arena(arena_, [this](auto&& take) { visit(take); });
 }
 
 // Every tensor starts on a 64-byte line (for double, 128 bytes: still a whole number of lines)
@@ -33,9 +22,9 @@ template <typename Take>
 void Activations<T>::visit(Take&& take) {
   const int64_t C = cfg_.hidden, F = cfg_.ffn, V = cfg_.vocab_size, H = cfg_.heads;
   const int64_t N = cap_.max_tokens, M = cap_.max_rows, B = cap_.max_seqs;
-  const int64_t A = H * std::min(B * cap_.max_len * cap_.max_len, int64_t(cap_.max_len) * N);
+  const int64_t A = attention_store_elements(cap_, cfg_.heads);
   const bool train = !cap_.inference_only;
-  auto line = [&take](T*& tensor, int64_t n) { take(tensor, n, Start::line); };
+  auto line = [&take](T*& tensor, int64_t n) { take(tensor, n, ArenaStart::line); };
   auto train_line = [&](T*& tensor, int64_t n) {
     if (train) line(tensor, n);
     else tensor = nullptr;
@@ -63,9 +52,9 @@ void Activations<T>::visit(Take&& take) {
   train_line(d_head_values, 2 * H);
   train_line(att_partial, 2 * H * B);
   // The layer stores: the inputs, then each layer's block.
-  take(x_[0], N * C, Start::line);
-  for (size_t s = 1; s < x_.size(); ++s) take(x_[s], N * C, Start::packed);
-  const auto packed = [&take](T*& tensor, int64_t n) { take(tensor, n, Start::packed); };
+  take(x_[0], N * C, ArenaStart::line);
+  for (size_t s = 1; s < x_.size(); ++s) take(x_[s], N * C, ArenaStart::packed);
+  const auto packed = [&take](T*& tensor, int64_t n) { take(tensor, n, ArenaStart::packed); };
   for (LayerActivations<T>& a : layers_) {
     packed(a.qkv, N * 3 * C);
     for (T** t : {&a.scores, &a.probs, &a.probs_mask}) packed(*t, A);

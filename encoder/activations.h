@@ -13,6 +13,7 @@
 #include "backend/device.h"
 #include "blocks/encoder_block.h"
 #include "encoder/batch.h"
+#include "encoder/activation_arena.h"
 #include "encoder/config.h"
 
 namespace bb {
@@ -73,7 +74,6 @@ class Activations {
   T* att_partial;  // (2 H B) attention_backward's per-(sequence, head) dv0, dv1
 
  private:
-  enum class Start { line, packed };  // a 64-byte boundary, or right after the previous tensor
   // Calls take(tensor, elements, start) for every tensor in arena order.
   template <typename Take>
   void visit(Take&& take);
