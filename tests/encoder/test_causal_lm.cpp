@@ -154,27 +154,6 @@ TEST_CASE("gpt2 whole-model gradient matches finite differences, every function,
     c.hidden_dropout = 0.1, c.attention_dropout = 0.1;
     const Batch batch = micro_causal_batch();
     Model<double> model(c, test::capacity_for(batch, c.max_tokens()));
-    model.init_weights(5);
-    for (size_t i = 0; i < model.params.size(); ++i) model.params[i] += 0.01 * double(i % 7);
-    const StepContext ctx{true, 17, 3};
-    auto loss = [&] { return double(model.forward(batch, ctx)); };
-    loss();
-    model.zero_grads();
-    model.backward();
-    const std::vector<double> analytic(model.grads.begin(), model.grads.end());
-    for (const ParamTensor& t : model.layout().tensors) {
-      CAPTURE(t.name);
-      std::vector<double> x(model.params.begin() + t.offset,
-                            model.params.begin() + t.offset + t.size);
-      std::vector<double> g(analytic.begin() + t.offset, analytic.begin() + t.offset + t.size);
-      auto tensor_loss = [&] {
-        std::copy(x.begin(), x.end(), model.params.begin() + t.offset);
-        return loss();
-      };
-      const bool sparse = f == AttentionFunction::sparsemax || f == AttentionFunction::entmax15;
-      CHECK(test::fd_max_rel_error(x, g, tensor_loss, sparse ? 1e-5 : 1e-4, sparse ? 1e-5 : 1e-6,
-                                   60) < 1e-5);
-      std::copy(x.begin(), x.end(), model.params.begin() + t.offset);
-    }
+    test::check_whole_model_gradient(model, batch);
   }
 }

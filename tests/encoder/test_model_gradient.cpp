@@ -15,34 +15,7 @@ TEST_CASE("whole-model gradient matches finite differences on a micro model") {
     const Config c = test::micro_config(kind);
     const Batch batch = test::micro_batch();
     Model<double> model(c, test::capacity_for(batch, c.max_tokens()));
-    model.init_weights(5);
-    for (size_t i = 0; i < model.params.size(); ++i)  // biases and norms away from 0 and 1
-      model.params[i] += 0.01 * double(i % 7);
-    const StepContext ctx{true, 17, 3};
-    auto loss = [&] { return double(model.forward(batch, ctx)); };
-    loss();
-    model.zero_grads();
-    model.backward();
-    const std::vector<double> analytic(model.grads.begin(), model.grads.end());
-    for (const ParamTensor& t : model.layout().tensors) {
-      CAPTURE(t.name);
-      std::vector<double> x(model.params.begin() + t.offset,
-                            model.params.begin() + t.offset + t.size);
-      std::vector<double> g(analytic.begin() + t.offset, analytic.begin() + t.offset + t.size);
-      auto tensor_loss = [&] {
-        std::copy(x.begin(), x.end(), model.params.begin() + t.offset);
-        return loss();
-      };
-      // h = 1e-4 steps over ssa's C1 kink at s = 0. The piecewise sparse functions take a
-      // smaller step, so that no step moves a key across the edge of a support, and judge
-      // gradients below 1e-5 absolutely (the key bias's is exactly 0 for shift-invariant
-      // functions: a difference quotient of h = 1e-5 is then rounding noise of ~1e-11).
-      const bool sparse =
-          kind == AttentionFunction::sparsemax || kind == AttentionFunction::entmax15;
-      CHECK(test::fd_max_rel_error(x, g, tensor_loss, sparse ? 1e-5 : 1e-4, sparse ? 1e-5 : 1e-6,
-                                   60) < 1e-5);
-      std::copy(x.begin(), x.end(), model.params.begin() + t.offset);
-    }
+    test::check_whole_model_gradient(model, batch);
   }
 }
 
