@@ -14,12 +14,11 @@ t with the causal and padding mask added after the power.
 import argparse
 import json
 import math
-import time
 
 import torch
 import torch.nn as nn
 
-from pytorch_train import WORD_COUNTS
+from pytorch_train import WORD_COUNTS, bucketed, timed
 
 
 class Block(nn.Module):
@@ -99,22 +98,8 @@ def main():
     model = GPT2(attention=a.attention)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, eps=1e-6, weight_decay=0.0)
     pool = [make_batch(gen) for _ in range(64)]
-    if a.bucket:  # regroup the pool's sequences by length into batches of 16
-        seqs = []
-        for ids, labels, _ in pool:
-            for b in range(ids.shape[0]):
-                L = int(ids[b].ne(1).sum())
-                seqs.append((L, ids[b, :L], labels[b, :L]))
-        seqs.sort(key=lambda s: s[0])
-        pool = []
-        for i in range(0, len(seqs), 16):
-            group = seqs[i:i + 16]
-            T = max(s[0] for s in group)
-            ids = torch.ones(len(group), T, dtype=torch.long)
-            labels = torch.full((len(group), T), -100, dtype=torch.long)
-            for b, (L, s_ids, s_labels) in enumerate(group):
-                ids[b, :L], labels[b, :L] = s_ids, s_labels
-            pool.append((ids, labels, sum(s[0] for s in group)))
+    if a.bucket:
+        pool = bucketed(pool)
     model.train()
 
     def step(i):
@@ -126,13 +111,7 @@ def main():
         opt.step()
         return n
 
-    for i in range(len(pool)):
-        step(i)
-    tokens, steps, t0 = 0, 0, time.perf_counter()
-    while time.perf_counter() - t0 < a.seconds:
-        tokens += step(steps)
-        steps += 1
-    el = time.perf_counter() - t0
+    tokens, steps, el = timed(step, len(pool), a.seconds)
     print(json.dumps({"bench": "train", "kind": "gpt2", "impl": "pytorch " + torch.__version__,
                       "attention": a.attention, "threads": a.threads, "bucketed": a.bucket,
                       "steps": steps, "seconds": el, "tokens_per_s": tokens / el,

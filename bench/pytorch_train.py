@@ -98,6 +98,39 @@ def make_batch(gen, batch=16, V=8192):
     return ids, labels, sum(lens)
 
 
+def bucketed(pool):
+    """The pool's sequences (ids padded with 1, labels -100) regrouped by length into batches of
+    16, each padded to its longest: what a careful PyTorch user does."""
+    seqs = []
+    for ids, labels, _ in pool:
+        for b in range(ids.shape[0]):
+            L = int(ids[b].ne(1).sum())
+            seqs.append((L, ids[b, :L], labels[b, :L]))
+    seqs.sort(key=lambda s: s[0])
+    out = []
+    for i in range(0, len(seqs), 16):
+        group = seqs[i:i + 16]
+        T = max(s[0] for s in group)
+        ids = torch.ones(len(group), T, dtype=torch.long)
+        labels = torch.full((len(group), T), -100, dtype=torch.long)
+        for b, (L, s_ids, s_labels) in enumerate(group):
+            ids[b, :L], labels[b, :L] = s_ids, s_labels
+        out.append((ids, labels, sum(s[0] for s in group)))
+    return out
+
+
+def timed(step, warmup, seconds):
+    """(tokens, steps, seconds): step(i) (returning its tokens) for every i < warmup untimed
+    (every batch shape once, autocast's kernels too), then as many steps as `seconds` holds."""
+    for i in range(warmup):
+        step(i)
+    tokens, steps, t0 = 0, 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        tokens += step(steps)
+        steps += 1
+    return tokens, steps, time.perf_counter() - t0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=1)
@@ -113,22 +146,8 @@ def main():
     model = RobertaMLM(attention=a.attention)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, eps=1e-6, weight_decay=0.0)
     pool = [make_batch(gen) for _ in range(64)]
-    if a.bucket:  # regroup the pool's sequences by length into batches of 16
-        seqs = []
-        for ids, labels, _ in pool:
-            for b in range(ids.shape[0]):
-                L = int(ids[b].ne(1).sum())
-                seqs.append((L, ids[b, :L], labels[b, :L]))
-        seqs.sort(key=lambda s: s[0])
-        pool = []
-        for i in range(0, len(seqs), 16):
-            group = seqs[i:i + 16]
-            T = max(s[0] for s in group)
-            ids = torch.ones(len(group), T, dtype=torch.long)
-            labels = torch.full((len(group), T), -100, dtype=torch.long)
-            for b, (L, s_ids, s_labels) in enumerate(group):
-                ids[b, :L], labels[b, :L] = s_ids, s_labels
-            pool.append((ids, labels, sum(s[0] for s in group)))
+    if a.bucket:
+        pool = bucketed(pool)
     model.train()
 
     def step(i):
@@ -141,13 +160,7 @@ def main():
         opt.step()
         return n
 
-    for i in range(len(pool)):  # every batch shape once (autocast's kernels too)
-        step(i)
-    tokens, steps, t0 = 0, 0, time.perf_counter()
-    while time.perf_counter() - t0 < a.seconds:
-        tokens += step(steps)
-        steps += 1
-    el = time.perf_counter() - t0
+    tokens, steps, el = timed(step, len(pool), a.seconds)  # every batch shape once first
     print(json.dumps({"bench": "train", "impl": "pytorch " + torch.__version__,
                       "attention": a.attention, "threads": a.threads, "bucketed": a.bucket,
                       "precision": "bf16 autocast" if a.autocast else "fp32",
