@@ -9,7 +9,7 @@
 namespace bb::cli {
 
 void add_train(CLI::App& app) {
-  auto* cmd = app.add_subcommand("train", "Train a masked language model on a corpus");
+  auto* cmd = app.add_subcommand("train", "Train a language model on a corpus (roberta: masked; gpt2: causal)");
   auto a = std::make_shared<TrainArgs>();
   add_train_options(cmd, *a);
   cmd->callback([a, cmd] {
