@@ -1,9 +1,9 @@
 // babyberta export --model DIR --out HF_DIR: a folder for HuggingFace tools. config.json (HF
-// RobertaConfig fields and ours), model.safetensors (HF names; the tied decoder left out, as HF
-// does), tokenizer.json (tokenizer/hf_tokenizer.h), tokenizer_config.json and
-// special_tokens_map.json; for a scoring function other than softmax also modeling_babyberta.py
-// and babyberta_torch.py (interop/, embedded at build time) and the config's auto_map, which
-// transformers follows with trust_remote_code=True. Written for transformers v4.40+ (tokenizer.json
+// RobertaConfig / GPT2Config fields and ours), model.safetensors (HF names; the tied decoder left
+// out, as HF does), tokenizer.json (tokenizer/hf_tokenizer.h), tokenizer_config.json and
+// special_tokens_map.json; for a scoring function other than softmax also the kind's remote code
+// (interop/modeling_babyberta*.py and what it imports, embedded at build time) and the config's
+// auto_map, which transformers follows with trust_remote_code=True. Written for transformers v4.40+ (tokenizer.json
 // format 1.0; the Prepend normalizer needs tokenizers 0.14+) and transformers.js v3.
 #include <fmt/core.h>
 
@@ -15,6 +15,7 @@
 #include "common/flag_names.h"
 #include "encoder/checkpoint.h"
 #include "encoder/config.h"
+#include "encoder/config_keys.h"
 #include "models/model_kind.h"
 #include "embedded_python.h"
 #include "probing/scorer.h"
@@ -37,19 +38,19 @@ json special_tokens() {
 // config.json of the export and the remote code it needs (the kind's own piece): a roberta model
 // with softmax is HF's RobertaForMaskedLM, with another function our BabyBertaForMaskedLM (remote
 // code); a gpt2 model with softmax is HF's GPT2LMHeadModel (our model.safetensors already holds
-// its names and Conv1D layout, the head tied and left out); a gpt2 model with another function is
-// refused until its remote code exists.
+// its names and Conv1D layout, the head tied and left out), with another function our
+// BabyBertaGPT2LMHeadModel (remote code, the same names plus the function's values under attn.).
 struct ExportFiles {
   json config;
   std::vector<std::pair<std::string, std::string_view>> code;  // remote code: file name, text
 };
-ExportFiles export_files(const Config& c, const fs::path& model) {
+ExportFiles export_files(const Config& c) {
   ExportFiles files{to_json(c), {}};
   json& config = files.config;
   switch (c.kind) {
     case ModelKind::roberta:
       if (c.attention != AttentionFunction::softmax) {  // HF's RoBERTa cannot run it; ours can
-        config["model_type"] = "babyberta";
+        config["model_type"] = kRobertaKeys.export_model_type;
         config["architectures"] = {"BabyBertaForMaskedLM"};
         config["auto_map"] = {{"AutoConfig", "modeling_babyberta.BabyBertaConfig"},
                               {"AutoModelForMaskedLM", "modeling_babyberta.BabyBertaForMaskedLM"}};
@@ -58,12 +59,16 @@ ExportFiles export_files(const Config& c, const fs::path& model) {
       }
       return files;
     case ModelKind::gpt2:
-      if (c.attention != AttentionFunction::softmax)
-        throw UsageError(fmt::format(
-            "export: {} is a gpt2 model with {}: only softmax gpt2 models export so far (as HF's "
-            "GPT2LMHeadModel); the other functions' remote code is not written yet (its "
-            "model.safetensors holds HF GPT-2's names with the function's values under attn.)",
-            model.string(), c.label()));
+      if (c.attention != AttentionFunction::softmax) {  // HF's GPT-2 cannot run it; ours can
+        config["model_type"] = kGpt2Keys.export_model_type;
+        config["architectures"] = {"BabyBertaGPT2LMHeadModel"};
+        config["auto_map"] = {
+            {"AutoConfig", "modeling_babyberta_gpt2.BabyBertaGPT2Config"},
+            {"AutoModelForCausalLM", "modeling_babyberta_gpt2.BabyBertaGPT2LMHeadModel"}};
+        files.code = {{"modeling_babyberta_gpt2.py", embedded::k_modeling_babyberta_gpt2_py},
+                      {"babyberta_gpt2_torch.py", embedded::k_babyberta_gpt2_torch_py},
+                      {"babyberta_torch.py", embedded::k_babyberta_torch_py}};
+      }
       return files;
     case ModelKind::icl_gpt2: break;
   }
@@ -74,7 +79,7 @@ void run_export(const fs::path& model, const fs::path& out) {
   const Config c = read_model_config(model);
   const Tokenizer tok = Tokenizer::load(model);
   check_tokenizer_matches(model, c, tok);
-  const ExportFiles files = export_files(c, model);  // (a refusal: before anything is written)
+  const ExportFiles files = export_files(c);
   std::error_code ec;
   fs::create_directories(out, ec);
   BB_CHECK(!ec, "{}: cannot create directory ({})", out.string(), ec.message());

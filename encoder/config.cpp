@@ -237,8 +237,11 @@ class Fields {
 
 Config config_from_json(const json& j, const std::string& where) {
   BB_CHECK(j.is_object(), "{}: expected a JSON object", where);
-  Config c;  // roberta unless model_type says gpt2 (the kind table checks model_type itself)
-  if (j.contains("model_type") && j["model_type"] == kGpt2Keys.model_type) c.kind = ModelKind::gpt2;
+  Config c;  // roberta unless model_type names another text kind (the kind table checks it)
+  if (j.contains("model_type"))
+    for (const ConfigKeys* k : {&kRobertaKeys, &kGpt2Keys})
+      if (j["model_type"] == k->model_type || j["model_type"] == k->export_model_type)
+        c.kind = k->kind;
   const ConfigKeys& k = config_keys(c.kind);
   for (std::string_view key : {std::string_view("vocab_size"), k.hidden, k.layers, k.heads, k.ffn,
                                k.positions})

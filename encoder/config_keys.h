@@ -11,6 +11,8 @@ namespace bb {
 struct ConfigKeys {
   ModelKind kind;
   std::string_view model_type, architecture;
+  // model_type of an export whose function needs our remote code (cli/export.cpp); read back too.
+  std::string_view export_model_type;
   std::string_view hidden, layers, heads, ffn, positions, layer_norm_eps;
   std::string_view hidden_dropout, attention_dropout;
   std::string_view activation_key, activation;  // e.g. hidden_act "gelu"
@@ -22,12 +24,12 @@ struct ConfigKeys {
 };
 
 inline constexpr ConfigKeys kRobertaKeys{
-    ModelKind::roberta, "roberta", "RobertaForMaskedLM", "hidden_size", "num_hidden_layers",
+    ModelKind::roberta, "roberta", "RobertaForMaskedLM", "babyberta", "hidden_size", "num_hidden_layers",
     "num_attention_heads", "intermediate_size", "max_position_embeddings", "layer_norm_eps",
     "hidden_dropout_prob", "attention_probs_dropout_prob", "hidden_act", "gelu", "", false};
 
 inline constexpr ConfigKeys kGpt2Keys{
-    ModelKind::gpt2, "gpt2", "GPT2LMHeadModel", "n_embd", "n_layer", "n_head", "n_inner",
+    ModelKind::gpt2, "gpt2", "GPT2LMHeadModel", "babyberta_gpt2", "n_embd", "n_layer", "n_head", "n_inner",
     "n_positions", "layer_norm_epsilon", "resid_pdrop", "attn_pdrop", "activation_function",
     "gelu_new", "embd_pdrop", true};
 

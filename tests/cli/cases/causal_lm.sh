@@ -137,7 +137,7 @@ expect_exit2_kind "experiment --kinds with a typo" "--kinds: .*gtp2" \
   "$BB" experiment --corpus corpus.txt --suite suite --out exk2 --kinds roberta,gtp2 --steps 5
 
 # export: a softmax gpt2 model is HF's GPT2LMHeadModel; an independent plain-PyTorch reader of the
-# folder (tests/interop/read_gpt2_export.py) reproduces our per-token log-probabilities
+# folder (tests/interop/read_gpt2_export.py, none of our code) reproduces our per-token log-probs
 "$BB" train --kind gpt2 --corpus corpus.txt --preset tiny --vocab-size 400 --eval-every 50 \
   --dev-batches 2 --dev-fraction 0.05 --seed 1 --attention softmax --steps 60 --out gpt2-softmax \
   >/dev/null 2>&1
@@ -150,10 +150,25 @@ rc=$?
 if [ "$rc" -eq 77 ]; then echo "skip    an independent reader of the export: $(cat reader.out)"
 else check "an independent plain-PyTorch reader of the export gives our per-token log-probs (float32 error)" test "$rc" -eq 0
 fi
-expect_exit2_kind "export of a gpt2 model with ssa: not yet, named" \
-  "export: gpt2 is a gpt2 model with ssa: only softmax gpt2 models export so far" \
-  "$BB" export --model gpt2 --out gpt2-ssa-hf
-check "... and nothing is written" test ! -e gpt2-ssa-hf
+# The other functions: remote code (modeling_babyberta_gpt2.py, auto_map); the bundled forward,
+# run from the folder, gives our per-token log-probs with right and with left padding.
+for fn in ssa softmax-t sparsemax entmax15 sa-softmax cosformer; do
+  "$BB" train --kind gpt2 --corpus corpus.txt --preset tiny --vocab-size 400 --eval-every 30 \
+    --dev-batches 2 --dev-fraction 0.05 --seed 1 --attention "$fn" --steps 30 --out "gpt2-$fn" \
+    >/dev/null 2>&1
+  expect_ok "export a gpt2 model with $fn" "$BB" export --model "gpt2-$fn" --out "gpt2-hf-$fn"
+  check "$fn: the folder has its remote code" bash -c "cd gpt2-hf-$fn && test -s modeling_babyberta_gpt2.py && test -s babyberta_gpt2_torch.py && test -s babyberta_torch.py"
+  "$BB" score --model "gpt2-$fn" --per-token < gs.txt > "gs-$fn.jsonl" 2>/dev/null
+  /usr/bin/python3 "$HERE/../interop/check_bundled_gpt2.py" "gpt2-hf-$fn" < "gs-$fn.jsonl" \
+    > "bundled-$fn.out" 2>&1
+  rc=$?
+  if [ "$rc" -eq 77 ]; then echo "skip    the bundled code of the $fn export: $(cat "bundled-$fn.out")"
+  else check "$fn: the bundled code's names, shapes and per-token log-probs are ours (float32 error)" test "$rc" -eq 0
+  fi
+done
+
+check "info reads a gpt2 export with remote code back as a gpt2 model" \
+  bash -c "'$BB' info --model gpt2-hf-ssa | grep -q '^kind *gpt2'"
 
 # score --words: the pieces' log-probabilities summed per whitespace word (both kinds)
 "$BB" score --model gpt2 --words --per-token < gs.txt > gw.jsonl 2>/dev/null

@@ -38,7 +38,7 @@ expect_kind "saturation of a roberta and an ICL model together" \
   "saturation: mk-icl is an icl-gpt2 model and model a roberta model; give models of one kind$" \
   "$BB" saturation --model model --model mk-icl --suite suite --out mk-sat2
 expect_fail "a model_type no kind has (exit 1, the known ones listed)" \
-  "mk-odd/config.json: model_type 't5' is no kind this toolkit reads \(expected one of roberta, babyberta, babyberta_icl_gpt2, gpt2\)" \
+  "mk-odd/config.json: model_type 't5' is no kind this toolkit reads \(expected one of roberta, babyberta, babyberta_icl_gpt2, gpt2, babyberta_gpt2\)" \
   "$BB" info --model mk-odd
 
 # info describes both kinds.
