@@ -4,10 +4,7 @@
 // logprob or mean_logprob for causal)} and, with --per-token, "logprobs" and "pieces" of the
 // scored tokens (causal: also "surprisal" in bits; the first token, <s>, has none), and with
 // --words "words" and "word_logprobs": each whitespace word with the sum of its pieces'
-// log-probabilities (a piece beginning with "▁" begins a word; <s> and </s> are no words; a
-// causal score's </s> stays in the sentence's score only). No word-boundary correction (Oh &
-// Schuler 2024; Pimentel & Meister 2024) is applied: a word's sum leaves out the probability that
-// the word ends there (README).
+// log-probabilities (probing/word_scores.h; no word-boundary correction, README).
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -22,6 +19,7 @@
 #include "training/flag_ranges.h"
 #include "common/error.h"
 #include "probing/scorer.h"
+#include "probing/word_scores.h"
 
 namespace bb::cli {
 
@@ -77,23 +75,11 @@ void add_score(CLI::App& app) {
       nlohmann::json j{{"sentence", lines[i]}, {"ids", sc.ids},
                        {field, reduce_logprobs(sc.logprobs, m, r)}};
       if (a->words) {  // the scored pieces grouped into words at each "▁"
-        const size_t skip = first_scored_id(m);
         std::vector<std::string> words;
         std::vector<double> word_logprobs;
-        for (size_t t = 0; t < sc.logprobs.size(); ++t) {
-          const int32_t id = sc.ids[t + skip];
-          const Config& c = scorer.config();
-          if (id == c.bos_id || id == c.eos_id) continue;
-          std::string piece = scorer.tokenizer().piece(id);
-          const bool starts = piece.rfind("\xE2\x96\x81", 0) == 0 || words.empty();
-          if (piece.rfind("\xE2\x96\x81", 0) == 0) piece = piece.substr(3);
-          if (starts) {
-            words.push_back(piece);
-            word_logprobs.push_back(0);
-          } else {
-            words.back() += piece;
-          }
-          word_logprobs.back() += sc.logprobs[t];
+        for (const WordScore& w : word_scores(sc, m, scorer.tokenizer(), scorer.config())) {
+          words.push_back(w.word);
+          word_logprobs.push_back(w.logprob);
         }
         j["words"] = words;
         j["word_logprobs"] = word_logprobs;

@@ -136,6 +136,29 @@ std::vector<std::string> LoadedModel::scored_pieces(const SentenceScore& s) cons
   return pieces;
 }
 
+std::vector<WordScore> LoadedModel::words(const SentenceScore& s, Method m) const {
+  return word_scores(s, m, scorer_.tokenizer(), scorer_.config());
+}
+
+std::vector<std::vector<double>> LoadedModel::conditional_logprobs(
+    const std::vector<std::string>& prefixes, const std::vector<std::string>& continuations,
+    Method m, const std::string& call) {
+  BB_CHECK(prefixes.size() == continuations.size(),
+           "{}: {} prefixes for {} continuations (expected as many, or one prefix)", call,
+           prefixes.size(), continuations.size());
+  std::vector<std::string> joined;
+  for (size_t i = 0; i < prefixes.size(); ++i)
+    joined.push_back(prefixes[i] + " " + continuations[i]);
+  const std::vector<SentenceScore> scores = score(joined, m);
+  std::vector<std::vector<double>> out;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    const std::string where = fmt::format("{}[{}]", call, i);
+    const size_t begin = prefix_ids(scorer_.tokenizer(), prefixes[i], scores[i], where);
+    out.push_back(continuation_logprobs(scores[i], m, begin, where));
+  }
+  return out;
+}
+
 std::vector<std::pair<std::vector<int32_t>, std::vector<std::string>>> LoadedModel::encode(
     const std::vector<std::string>& sentences) const {
   std::vector<std::pair<std::vector<int32_t>, std::vector<std::string>>> out;

@@ -12,6 +12,7 @@
 #include "backend/device.h"
 #include "probing/attention_maps.h"
 #include "probing/scorer.h"
+#include "probing/word_scores.h"
 
 namespace bb::python {
 
@@ -36,6 +37,14 @@ class LoadedModel {
   ModelKind kind() const { return scorer_.config().kind; }
   // The pieces of the tokens a method scores (holistic every id, pll all but <s> and </s>).
   std::vector<std::string> scored_pieces(const SentenceScore& s) const;
+  // The scored pieces of a sentence grouped into whitespace words (probing/word_scores.h).
+  std::vector<WordScore> words(const SentenceScore& s, Method m) const;
+  // Per pair i the log-probabilities of continuations[i]'s pieces in the sentence
+  // prefixes[i] + " " + continuations[i] under the method (probing/word_scores.h); errors name
+  // the pair as `call`[i].
+  std::vector<std::vector<double>> conditional_logprobs(const std::vector<std::string>& prefixes,
+                                                        const std::vector<std::string>& continuations,
+                                                        Method m, const std::string& call);
   // One sentence's output logits (L, V) row-major, and its ids (with <s>, </s>) in `ids`.
   std::vector<float> logits(const std::string& sentence, std::vector<int32_t>& ids);
   // For each "<mask>" in `text`, in order, the k most probable tokens with their probabilities

@@ -85,6 +85,42 @@ py::list token_score(LoadedModel& m, const std::vector<std::string>& sentences,
   return out;
 }
 
+// Per sentence a list of (word, log-probability): its whitespace words, pieces summed.
+py::list word_score(LoadedModel& m, const std::vector<std::string>& sentences,
+                    const std::string& method) {
+  const Method meth = method_of(m, method, "word_score");
+  const auto words = engine_call([&] {
+    std::vector<std::vector<WordScore>> out;
+    for (const SentenceScore& s : m.score(sentences, meth)) out.push_back(m.words(s, meth));
+    return out;
+  });
+  py::list out;
+  for (const auto& sentence : words) {
+    py::list one;
+    for (const WordScore& w : sentence) one.append(py::make_tuple(w.word, w.logprob));
+    out.append(one);
+  }
+  return out;
+}
+
+// Per (prefix, continuation) pair the continuation's log-probability given the prefix, reduced
+// ("sum" or "mean"), or with an empty reduction a float64 array of its pieces' log-probs.
+py::list conditional_score(LoadedModel& m, const std::vector<std::string>& prefixes,
+                           const std::vector<std::string>& continuations,
+                           const std::string& method, const std::string& reduction) {
+  const Method meth = method_of(m, method, "conditional_score");
+  const auto logprobs = engine_call(
+      [&] { return m.conditional_logprobs(prefixes, continuations, meth, "conditional_score"); });
+  py::list out;
+  for (const std::vector<double>& lp : logprobs) {
+    if (reduction.empty())
+      out.append(py::array_t<double>(py::ssize_t(lp.size()), lp.data()));
+    else
+      out.append(reduce_to_logprob(lp, engine_call([&] { return parse_reduction(reduction); })));
+  }
+  return out;
+}
+
 // (weights [layers, heads, L, L] float32, pieces) of one sentence.
 py::tuple attention(const LoadedModel& m, const std::string& sentence) {
   const SentenceAttention a = engine_call([&] { return m.attention(sentence); });
@@ -185,6 +221,9 @@ PYBIND11_MODULE(_babyberta, m) {
       .def("sequence_score", &sequence_score, "sentences"_a, "method"_a, "reduction"_a)
       .def("token_logprobs", &token_logprobs, "sentences"_a, "method"_a)
       .def("token_score", &token_score, "sentences"_a, "method"_a)
+      .def("word_score", &word_score, "sentences"_a, "method"_a)
+      .def("conditional_score", &conditional_score, "prefixes"_a, "continuations"_a, "method"_a,
+           "reduction"_a)
       .def_property_readonly("threads", &LoadedModel::threads)
       .def("attention", &attention, "sentence"_a)
       .def("logits", &logits, "sentences"_a)

@@ -121,6 +121,38 @@ class Model:
             return scores
         return [[(piece, lp, -lp / _math.log(2)) for piece, lp in s] for s in scores]
 
+    def word_score(self, sentences, method=None, surprisal=False):
+        """Per sentence a list of (word, log-probability): each whitespace word with the sum of its
+        pieces' log-probabilities under the method (None: the kind's default, as in
+        sequence_score), as `score --words`. <s> and </s> are no words (a causal score's </s>
+        stays in sequence_score only); no word-boundary correction (README). surprisal=True:
+        (word, log-probability, surprisal in bits) triples."""
+        words = self._engine.word_score(_sentences(sentences), self._method(method))
+        if not surprisal:
+            return words
+        return [[(w, lp, -lp / _math.log(2)) for w, lp in s] for s in words]
+
+    def conditional_score(self, prefix, continuation, method=None, reduction="mean"):
+        """Per pair the log-probability of the continuation given the prefix (minicons'
+        conditional_score; a SyntaxGym-style critical region): the pieces of `continuation` in
+        the sentence prefix + " " + continuation, scored by the method (None: the kind's default;
+        causal: each piece given the pieces before it; pll: each piece masked in turn, the rest
+        of the sentence visible), </s> left out. prefix and continuation: str or sequences of str
+        of equal length (one prefix serves every continuation). reduction as in sequence_score
+        ("mean", minicons' default; "sum"; or a callable on the pieces' log-probabilities).
+        A list of floats, one per pair."""
+        continuations = _sentences(continuation)
+        prefixes = _sentences(prefix)
+        if len(prefixes) == 1:
+            prefixes = prefixes * len(continuations)
+        if isinstance(reduction, str):
+            return self._engine.conditional_score(prefixes, continuations, self._method(method),
+                                                  reduction)
+        if callable(reduction):
+            return [reduction(lp) for lp in self._engine.conditional_score(
+                prefixes, continuations, self._method(method), "")]
+        raise TypeError('reduction: expected "sum", "mean" or a callable')
+
     def _method(self, method):
         # None: roberta's minicons default (pll), the causal LM's only method (its kind's default)
         if method is not None:

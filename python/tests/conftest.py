@@ -38,3 +38,16 @@ def model_dir(binary, tmp_path_factory):
                     "--steps", "20", "--vocab-size", "400", "--eval-every", "10", "--dev-batches",
                     "2", "--seed", "1", "--attention", "ssa"], check=True, capture_output=True)
     return pathlib.Path(out)
+
+
+@pytest.fixture(scope="session")
+def gpt2_dir(tmp_path_factory):
+    """A 30-step tiny SSA causal LM (kind gpt2), trained through the module."""
+    import babyberta
+    work = tmp_path_factory.mktemp("gpt2")
+    corpus = work / "corpus.txt"
+    corpus.write_text(_corpus())
+    return babyberta.train(progress=lambda p: None, kind="gpt2", corpus=str(corpus),
+                           out=str(work / "gpt2"), preset="tiny", steps=30, vocab_size=400,
+                           eval_every=10, dev_batches=2, dev_fraction=0.05, seed=1,
+                           attention="ssa")

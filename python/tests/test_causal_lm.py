@@ -6,18 +6,6 @@ import subprocess
 import pytest
 
 import babyberta
-from conftest import _corpus
-
-
-@pytest.fixture(scope="module")
-def gpt2_dir(tmp_path_factory):
-    work = tmp_path_factory.mktemp("gpt2")
-    corpus = work / "corpus.txt"
-    corpus.write_text(_corpus())
-    return babyberta.train(progress=lambda p: None, kind="gpt2", corpus=str(corpus),
-                           out=str(work / "gpt2"), preset="tiny", steps=30, vocab_size=400,
-                           eval_every=10, dev_batches=2, dev_fraction=0.05, seed=1,
-                           attention="ssa")
 
 
 def test_load_kind_and_repr(gpt2_dir):
