@@ -37,7 +37,8 @@ namespace bb {
 
 // Rank `rank` of `ranks`'s share of a global batch for data parallelism: the contiguous sequences
 // [floor(rank B / ranks), floor((rank+1) B / ranks)) with their scored rows and labels, re-indexed
-// from 0. Returns the global index of its first sequence (StepContext::first_seq).
+// from 0; empty for some ranks when the batch has fewer sequences than ranks (an epoch's short
+// last batch). Returns the global index of its first sequence (StepContext::first_seq).
 int take_share(const Batch& global, int rank, int ranks, Batch& share);
 // Rows with a label >= 0 (the tokens the loss averages over).
 int labelled_rows(const Batch& batch);

@@ -92,21 +92,26 @@ int64_t Trainer::run_steps(int64_t n, const std::function<void(const StepLog&)>&
       ctx.loss_weight = all > 0 ? float(double(labelled_rows(share_)) / all) : 0.f;
       batch = &share_;
     }
+    // An empty share (an epoch's last batch shorter than the ranks): this rank adds zero
+    // gradients and loss to the reduction.
+    const bool empty = batch->num_seqs() == 0;
     if (graphs_.active()) pad_to_shape(*batch, model_.config().pad_id, kTokenMultiple, kRowMultiple);
-    model_.stage(*batch, ctx);
+    if (!empty) model_.stage(*batch, ctx);
     const double lr = opt_.stage();
     // The step's ops, with no host value that changes between steps: replayable as a CUDA graph.
-    graphs_.run(shape_key(*batch), [this, &dp] {
+    graphs_.run(shape_key(*batch), [this, &dp, empty] {
       model_.zero_grads();
-      model_.run_forward();
-      model_.backward();
+      if (!empty) {
+        model_.run_forward();
+        model_.backward();
+      }
       if (dp.ranks > 1) model_.sum_grads(dp.sum_floats);
       // --precision bf16: the update rounds each weight into the current bf16 copy as it goes
       uint16_t* low = model_.bf16_copy_to_update();
       opt_.apply(model_.param_data(), model_.grad_data(), low);
       model_.params_updated(low != nullptr);
     });
-    double loss = model_.loss();  // on CUDA: waits for the step (the one wait per step)
+    double loss = empty ? 0.0 : model_.loss();  // on CUDA: waits for the step (the one wait)
     bool stop = false;            // ranks > 1: agreed at this step's reduction
     if (dp.ranks > 1) {  // the global loss; a stop on any rank stops them all at this step
       double v[2] = {loss * ctx.loss_weight, stop_requested.load() ? 1.0 : 0.0};

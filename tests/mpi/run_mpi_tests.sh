@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The MPI modes under mpirun, as CI runs them (2 cores, as root): data-parallel `train` against one
-# process, resume under -np 2 bit for bit, a different -np refused; an `experiment` grid under
-# -np 2 against the same grid without MPI, and a rank killed midway, then a rerun.
+# process (roberta; gpt2 in both packings, whose corpus ends each epoch with a one-utterance batch
+# that leaves a rank an empty share), resume under -np 2 bit for bit, a different -np refused; an
+# `experiment` grid under -np 2 against the same grid without MPI (also with --kinds
+# roberta,gpt2), a rank killed midway, then a rerun.
 # Usage: run_mpi_tests.sh BABYBERTA MODEL_DIFFERENCE. Exit 77 (skipped) when mpirun is missing or
 # the binary was built without MPI.
 set -uo pipefail
@@ -54,6 +56,25 @@ done
 check "only rank 0 wrote the run directory's metrics (one line per step)" \
   test "$(wc -l < two-softmax/metrics.jsonl)" -eq 200
 
+# 1b. The causal LM (kind gpt2) takes the same data-parallel path, in both packings.
+for packing in utterance packed; do
+  G=(--kind gpt2 --packing "$packing" --corpus corpus.txt --tokenizer tok --preset tiny
+     --attention ssa --steps 100 --seed 3 --eval-every 1 --dev-batches 1 --batch-size 4)
+  "$BB" train "${G[@]}" --out g1-$packing >/dev/null 2>g1-$packing.err \
+    || failed "train gpt2 $packing, one process" "$(tail -1 g1-$packing.err)"
+  "${MPI[@]}" -np 2 "$BB" train "${G[@]}" --out g2-$packing >/dev/null 2>g2-$packing.err \
+    || failed "train gpt2 $packing, mpirun -np 2" "$(tail -1 g2-$packing.err)"
+  "$DIFF" g1-$packing/model.safetensors g2-$packing/model.safetensors 1e-5 > gdiff-$packing.txt
+  rc=$?; echo "-- gpt2 $packing: per tensor ||w1 - w2|| / ||w1||"; sed -n '1,2p;$p' gdiff-$packing.txt
+  check "data-parallel gpt2 ($packing, -np 2) matches one process within 1e-5 per tensor" \
+    test "$rc" -eq 0
+  check "gpt2 $packing: the dev losses of both agree to 1e-5" /usr/bin/python3 -c "
+import json
+a = [json.loads(l)['dev_loss'] for l in open('g1-$packing/metrics.jsonl')]
+b = [json.loads(l)['dev_loss'] for l in open('g2-$packing/metrics.jsonl')]
+assert len(a) == len(b) == 100 and max(abs(x - y) for x, y in zip(a, b)) < 1e-5"
+done
+
 # 2. Resume under -np 2 is bit-exact against the uninterrupted -np 2 run.
 T=(--corpus corpus.txt --tokenizer tok --preset tiny --attention ssa --steps 400 --seed 4
    --eval-every 25 --dev-batches 1)
@@ -83,6 +104,18 @@ check "the grid's tables under -np 2 equal those without MPI" \
   diff <(grep -v "this invocation" plain.out) <(grep -v "this invocation" ranks.out)
 check "the grid's report under -np 2 equals the one without MPI" \
   diff plain/report/report.md ranks/report/report.md
+
+# 3b. A grid with the kind as an axis (experiment --kinds roberta,gpt2) under -np 2.
+K=(--corpus corpus.txt --suite suite --preset tiny --steps 100 --eval-every 50 --seeds 1
+   --vocab-size 300 --threads 1 --attention softmax,ssa --kinds roberta,gpt2)
+"$BB" experiment "${K[@]}" --out kinds-plain > kinds-plain.out 2> kinds-plain.err \
+  || failed "experiment --kinds without MPI" "$(tail -1 kinds-plain.err)"
+"${MPI[@]}" -np 2 "$BB" experiment "${K[@]}" --out kinds-ranks > kinds-ranks.out 2> kinds-ranks.err \
+  || failed "experiment --kinds under mpirun -np 2" "$(tail -1 kinds-ranks.err)"
+check "experiment --kinds: both ranks trained runs, gpt2 ones among them" \
+  bash -c 'grep -q "on rank 1" kinds-ranks.err && grep -q "gpt2-ssa-seed1" kinds-ranks.err'
+check "experiment --kinds: the report under -np 2 equals the one without MPI" \
+  diff kinds-plain/report/report.md kinds-ranks/report/report.md
 
 # 4. A rank killed midway: mpirun stops the job; the rerun resumes and skips finished runs.
 E2=("${E[@]/--steps/--steps}"); E2=(--corpus corpus.txt --suite suite --preset tiny --steps 1500

@@ -43,6 +43,22 @@ done
 check "packed and utterance runs differ (different sequences)" \
   bash -c '! cmp -s whole-packed/model.safetensors whole-utterance/model.safetensors'
 
+# --extend-to: a gpt2 wsd run of 10 steps extended to 20 is bit for bit the 20-step run (packed,
+# so the extension crosses the data's epochs the same way); constant 8 -> 12 likewise.
+W=(train --kind gpt2 --corpus corpus.txt --preset tiny --vocab-size 400 --eval-every 4
+   --dev-batches 2 --dev-fraction 0.05 --seed 1 --attention ssa --packing packed --batch-size 2
+   --warmup-steps 2)
+"$BB" "${W[@]}" --schedule wsd --decay-steps 4 --steps 10 --out gx-wsd10 >/dev/null 2>&1
+expect_ok "gpt2: --resume --extend-to 20 over a 10-step wsd run" \
+  "$BB" "${W[@]}" --schedule wsd --decay-steps 4 --steps 10 --out gx-wsd10 --resume --extend-to 20
+"$BB" "${W[@]}" --schedule wsd --decay-steps 4 --steps 20 --out gx-wsd20 >/dev/null 2>&1
+check "gpt2 wsd: the extended run's model is bit-identical to the 20-step run's" \
+  cmp gx-wsd10/model.safetensors gx-wsd20/model.safetensors
+"$BB" "${W[@]}" --schedule constant --steps 8 --out gx-c8 >/dev/null 2>&1
+"$BB" "${W[@]}" --schedule constant --steps 8 --out gx-c8 --resume --extend-to 12 >/dev/null 2>&1
+"$BB" "${W[@]}" --schedule constant --steps 12 --out gx-c12 >/dev/null 2>&1
+check "gpt2 constant: 8 steps extended to 12 equal 12 steps" cmp gx-c8/model.safetensors gx-c12/model.safetensors
+
 expect_exit2_kind "a masking flag on a gpt2 run is refused" "--mask-prob does not apply to --kind gpt2" \
   "$BB" "${G[@]}" --steps 5 --out g-mask --mask-prob 0.2
 check "... before any work" test ! -e g-mask
