@@ -30,6 +30,7 @@ void add_perplexity(CLI::App& app);
 void add_baseline(CLI::App& app);
 void add_reference(CLI::App& app);
 void add_compare(CLI::App& app);
+void add_compare_perplexity(CLI::App& app);
 void add_experiment(CLI::App& app);
 void add_icl(CLI::App& app);  // icl train, icl eval
 void add_icl_train(CLI::App& icl);

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   bb::cli::add_baseline(app);
   bb::cli::add_reference(app);
   bb::cli::add_compare(app);
+  bb::cli::add_compare_perplexity(app);
   bb::cli::add_experiment(app);
   bb::cli::add_icl(app);
   bb::cli::add_tokenizer(app);

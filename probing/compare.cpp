@@ -222,37 +222,16 @@ bool paired_by_seed(const std::vector<const RunResult*>& A, const std::vector<co
   return true;
 }
 
-// Group B against A on per-run values: the difference of means and, with at least
-// kMinSeedsForClaims runs on each side, the paired t test (runs paired by seed) or Welch's, with
-// its interval and minimum detectable difference.
+// Group B against A on per-run values (seed_difference), runs without the paradigm or phenomenon
+// (NaN) left out; paired only when no run was left out.
 Difference seed_test(const std::vector<const RunResult*>& A, const std::vector<const RunResult*>& B,
                      const std::function<double(const RunResult&)>& value, bool paired) {
-  std::vector<double> a, b;  // runs without the paradigm or phenomenon (NaN) are left out
+  std::vector<double> a, b;
   for (auto* r : A)
     if (const double v = value(*r); std::isfinite(v)) a.push_back(v);
   for (auto* r : B)
     if (const double v = value(*r); std::isfinite(v)) b.push_back(v);
-  Difference d;
-  d.diff = stat_of(b).mean - stat_of(a).mean;  // NaN when a side has no value: no difference
-  if (a.size() < size_t(kMinSeedsForClaims) || b.size() < size_t(kMinSeedsForClaims)) return d;
-  if (paired && a.size() == A.size() && b.size() == B.size()) {
-    const PairedTest t = paired_t_test(a, b);
-    d.test = SeedTest::paired, d.n = t.n, d.df = t.df, d.se = t.se, d.p = t.p;
-    d.lo = t.lo, d.hi = t.hi;
-  } else {
-    const WelchTest w = welch_t_test(a, b);
-    d.test = SeedTest::welch, d.n = int(std::min(a.size(), b.size())), d.df = w.df, d.se = w.se;
-    d.p = w.p;
-    if (w.se > 0) {
-      const double half = student_t_quantile(0.05, w.df) * w.se;
-      d.lo = d.diff - half, d.hi = d.diff + half;
-    } else {
-      d.lo = d.hi = d.diff;
-    }
-  }
-  d.has_ci = d.p >= 0;
-  d.mde = minimum_detectable_difference(d.se, d.df);
-  return d;
+  return seed_difference(a, b, paired && a.size() == A.size() && b.size() == B.size());
 }
 
 // Holm over one level's names for one comparison; then "resolved" where both agree.
@@ -319,6 +298,32 @@ void baseline_differences(Comparison& c, const Members& members, size_t g, int b
 }
 
 }  // namespace
+
+Difference seed_difference(const std::vector<double>& a, const std::vector<double>& b,
+                           bool paired) {
+  Difference d;
+  d.diff = stat_of(b).mean - stat_of(a).mean;  // NaN when a side has no value: no difference
+  if (a.size() < size_t(kMinSeedsForClaims) || b.size() < size_t(kMinSeedsForClaims)) return d;
+  if (paired) {
+    BB_CHECK(a.size() == b.size(), "internal: {} and {} paired values", a.size(), b.size());
+    const PairedTest t = paired_t_test(a, b);
+    d.test = SeedTest::paired, d.n = t.n, d.df = t.df, d.se = t.se, d.p = t.p;
+    d.lo = t.lo, d.hi = t.hi;
+  } else {
+    const WelchTest w = welch_t_test(a, b);
+    d.test = SeedTest::welch, d.n = int(std::min(a.size(), b.size())), d.df = w.df, d.se = w.se;
+    d.p = w.p;
+    if (w.se > 0) {
+      const double half = student_t_quantile(0.05, w.df) * w.se;
+      d.lo = d.diff - half, d.hi = d.diff + half;
+    } else {
+      d.lo = d.hi = d.diff;
+    }
+  }
+  d.has_ci = d.p >= 0;
+  d.mde = minimum_detectable_difference(d.se, d.df);
+  return d;
+}
 
 Comparison compare_runs(std::vector<RunResult> runs, int bootstrap, uint64_t seed,
                         const std::string& baseline) {

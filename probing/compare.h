@@ -72,6 +72,11 @@ struct Difference {
   bool has_boot = false;
 };
 
+// Group b against baseline a on per-seed values: the difference of means and, with at least
+// kMinSeedsForClaims values on each side, the paired t test (a[i] and b[i] the same seed; needs
+// equal sizes) or Welch's, with its 95% interval and minimum detectable difference. No Holm here.
+Difference seed_difference(const std::vector<double>& a, const std::vector<double>& b, bool paired);
+
 // compare --equivalence: an endpoint and its margin (probing/equivalence.h).
 struct EquivalenceMargin {
   std::string endpoint;  // overall | dev_loss

@@ -28,9 +28,17 @@ using ojson = nlohmann::ordered_json;
 namespace {
 
 struct Input {
-  std::string source;
+  std::string source;  // what was read: a file, a suite, a run's dev split
+  std::string input;   // its name across models (a run's dev split: "dev split")
   std::vector<std::string> sentences;
 };
+
+// The sentences' fingerprint: files of different models compare on one input only when equal.
+std::string sentences_sha256(const std::vector<std::string>& sentences) {
+  std::string all;
+  for (const std::string& s : sentences) all += s + "\n";
+  return sha256_hex(all);
+}
 
 int64_t whitespace_words(const std::string& s) {
   std::istringstream in(s);
@@ -40,7 +48,7 @@ int64_t whitespace_words(const std::string& s) {
 }
 
 Input text_file(const std::string& path) {
-  Input in{path, {}};
+  Input in{path, path, {}};
   std::istringstream lines(read_file(path));
   int64_t number = 0;
   for (std::string line; std::getline(lines, line);) {
@@ -103,11 +111,12 @@ ojson run_perplexity(const PerplexityArgs& a) {
   std::vector<Input> inputs;  // every input read (and checked) before any scoring
   for (const std::string& t : a.texts) inputs.push_back(text_file(t));
   for (const std::string& suite : a.good_of) {
-    Input in{"good sentences of " + suite, {}};
+    Input in{"good sentences of " + suite, "good sentences of " + suite, {}};
     for (const MinimalPair& p : load_suites({suite}, {}).pairs) in.sentences.push_back(p.good);
     inputs.push_back(std::move(in));
   }
-  for (const std::string& run : a.dev_of) inputs.push_back({"dev split of " + run, dev_utterances(run)});
+  for (const std::string& run : a.dev_of)
+    inputs.push_back({"dev split of " + run, "dev split", dev_utterances(run)});
   const bool causal = config_keys(kind).next_token_loss;
   const Method method = causal ? Method::causal : Method::pll;
   Scorer scorer(a.model, 0, device);
@@ -116,8 +125,12 @@ ojson run_perplexity(const PerplexityArgs& a) {
             {"kind", config_keys(kind).model_type},
             {"measure", causal ? "perplexity" : "pseudo-perplexity"},
             {"method", method_name(method)},
+            {"attention", read_model_config(a.model).label()},
             {"words_counted", causal ? "whitespace words + 1 per sentence (</s>)"
                                      : "whitespace words"}};
+  if (const auto record = read_run_record(a.model);  // a train run's seed pairs it with others
+      record && record->contains("settings") && (*record)["settings"].contains("--seed"))
+    out["seed"] = (*record)["settings"]["--seed"];
   if (precision == Precision::bf16) out["precision"] = precision_name(precision);
   ojson rows = ojson::array();
   for (const Input& in : inputs) {
@@ -131,6 +144,8 @@ ojson run_perplexity(const PerplexityArgs& a) {
       words += whitespace_words(in.sentences[i]) + (causal ? 1 : 0);
     }
     rows.push_back({{"source", in.source},
+                    {"input", in.input},
+                    {"sentences_sha256", sentences_sha256(in.sentences)},
                     {"sentences", int64_t(in.sentences.size())},
                     {"tokens", tokens},
                     {"words", words},

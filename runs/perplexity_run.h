@@ -24,9 +24,11 @@ struct PerplexityArgs {
   bool quiet = false;
 };
 
-// {"model", "kind", "measure" (perplexity | pseudo-perplexity), "method", "inputs": [{"source",
-// "sentences", "tokens", "words", "nll_per_token", "perplexity_per_token",
-// "perplexity_per_word"}]}; written atomically to args.out when given.
+// {"model", "kind", "measure" (perplexity | pseudo-perplexity), "method", "attention" (the
+// model's function label), "seed" (a train run's --seed; absent for other model directories),
+// "inputs": [{"source", "input" (its name across models: the path, "good sentences of SUITE" or
+// "dev split"), "sentences_sha256", "sentences", "tokens", "words", "nll_per_token",
+// "perplexity_per_token", "perplexity_per_word"}]}; written atomically to args.out when given.
 nlohmann::ordered_json run_perplexity(const PerplexityArgs& a);
 
 // The dev utterances of a train run (normalised, as trained on): its run.json's corpus (the last

@@ -3,7 +3,8 @@
 # 16,000 steps, softmax and SSA, seeds 1-3, fp32, two runs at a time with 1 thread each, Zorro
 # learning curves every 4,000 steps; then every final model's perplexity per word on its dev split
 # and on BLiMP's good sentences (the roberta runs: the bf16 study's fp32 arm, $ROOT/fp32, measured
-# the same way). Run from a copy of the binary outside build/; the same command resumes.
+# the same way), copied into this folder's perplexity/ for compare-perplexity (README.md). Run
+# from a copy of the binary outside build/; the same command resumes.
 # Usage: results/decoder-vs-encoder-aochildes/train.sh BINARY ROOT
 set -euo pipefail
 bin="$1"; root="$2"
@@ -22,3 +23,5 @@ for arm in gpt2 fp32; do
       --threads 1 --out "$out"
   done
 done
+mkdir -p "$(dirname "$0")/perplexity"
+cp "$root"/perplexity/*.json "$(dirname "$0")/perplexity/"
