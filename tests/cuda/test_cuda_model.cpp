@@ -1,5 +1,6 @@
-// The model on CUDA against the model on the CPU: one training step of `tiny` (loss, every
-// gradient, the AdamW update) and a CUDA-trained checkpoint scored on the CPU and on CUDA.
+// The model on CUDA against the model on the CPU, for both text kinds (roberta; gpt2, the causal
+// LM): one training step of `tiny` (loss, every gradient, the AdamW update) and a CUDA-trained
+// checkpoint scored on the CPU and on CUDA.
 // Without a CUDA device every case reports "skipped: no CUDA device".
 #include <doctest/doctest.h>
 
@@ -7,7 +8,9 @@
 #include <cmath>
 #include <vector>
 
+#include "corpora/next_token_rows.h"
 #include "corpora/synthetic.h"
+#include "encoder/config_keys.h"
 #include "cuda/cuda_test.h"
 #include "encoder/checkpoint.h"
 #include "encoder/trainer.h"
@@ -20,21 +23,27 @@ using namespace bb;
 using test::rel_err;
 
 namespace {
-Config tiny_config(AttentionFunction scoring) {
-  Config c = preset("tiny");
+constexpr ModelKind kTextKinds[] = {ModelKind::roberta, ModelKind::gpt2};
+
+Config tiny_config(AttentionFunction scoring, ModelKind kind = ModelKind::roberta) {
+  Config c = preset("tiny", kind);
   c.vocab_size = 512;
   c.attention = scoring;
   return c;
 }
 }  // namespace
 
-TEST_CASE("one training step of tiny on CUDA equals the CPU's (all seven functions, dropout on)") {
+TEST_CASE("one training step of tiny on CUDA equals the CPU's (both kinds, all seven functions, "
+          "dropout on)") {
   SKIP_WITHOUT_CUDA_DEVICE();
+  for (ModelKind kind : kTextKinds)
   for (AttentionFunction scoring : kAllAttentionFunctions) {
+    CAPTURE(int(kind));
     CAPTURE(int(scoring));
-    const Config c = tiny_config(scoring);
+    const Config c = tiny_config(scoring, kind);
     Batch batch;
     synthetic_batch(3, 0, 16, {.vocab_size = c.vocab_size}, c.max_tokens(), batch);
+    if (config_keys(kind).next_token_loss) set_next_token_rows(batch);  // gpt2: every next token
     const Capacity cap{16, batch.num_tokens(), c.max_tokens(), batch.num_rows()};
     Model<float> cpu(c, cap), gpu(c, cap, Device::cuda);
     cpu.init_weights(5);
@@ -73,19 +82,24 @@ TEST_CASE("one training step of tiny on CUDA equals the CPU's (all seven functio
   }
 }
 
-TEST_CASE("training with CUDA graphs follows the CPU step for step (all seven functions)") {
+TEST_CASE("training with CUDA graphs follows the CPU step for step (both kinds, all seven "
+          "functions)") {
   // Batches padded to fixed shapes, each shape run eagerly once, then captured and replayed:
   // every logged loss and gradient norm must be the CPU's.
   SKIP_WITHOUT_CUDA_DEVICE();
+  for (ModelKind kind : kTextKinds)
   for (AttentionFunction scoring : kAllAttentionFunctions) {
+    CAPTURE(int(kind));
     CAPTURE(int(scoring));
-    const Config c = tiny_config(scoring);
+    const Config c = tiny_config(scoring, kind);
     TrainOptions o;
     o.steps = 24, o.seed = 3;
     o.optim.lr = 1e-3, o.optim.warmup_steps = 4;
     const MaskingOptions masking{.vocab_size = c.vocab_size};
+    const bool causal = config_keys(kind).next_token_loss;
     auto source = [&](uint64_t seed, int64_t step, Batch& b) {
       synthetic_batch(seed, step % 3, 16, masking, 24, b);  // three shapes, each seen 8 times
+      if (causal) set_next_token_rows(b);
     };
     const Capacity cap{16, 16 * 24, 24, 16 * 24};
     std::vector<StepLog> on_cpu, on_gpu;
@@ -105,32 +119,39 @@ TEST_CASE("training with CUDA graphs follows the CPU step for step (all seven fu
   }
 }
 
-TEST_CASE("a CUDA-trained checkpoint scores the same on the CPU and on CUDA") {
+TEST_CASE("a CUDA-trained checkpoint scores the same on the CPU and on CUDA (both kinds)") {
   SKIP_WITHOUT_CUDA_DEVICE();
-  test::TempDir dir("cuda_ckpt");
-  Tokenizer::train(test::toy_sentences(300), {.vocab_size = 400}, dir.path);
-  const Tokenizer tok = Tokenizer::load(dir.path);
-  Config c = preset("tiny");
-  c.vocab_size = tok.vocab_size();
-  c.attention = AttentionFunction::ssa;
-  c.tokenizer = tok.settings();
-  TrainOptions opts;
-  opts.steps = 30;
-  opts.out = dir.path;
-  opts.device = Device::cuda;
-  opts.optim.lr = 1e-3;
-  const MaskingOptions masking{.vocab_size = c.vocab_size};
-  Trainer trainer(c, {16, 16 * c.max_tokens(), c.max_tokens(), 16 * c.max_tokens()}, opts,
-                  [&](uint64_t seed, int64_t step, Batch& b) {
-                    synthetic_batch(seed, step, 16, masking, 24, b);
-                  });
-  trainer.run({});
-  std::filesystem::remove(dir.path / "tokenizer.json");
-  const auto sents = test::toy_sentences(20, 7);
-  for (Method m : {Method::holistic, Method::pll}) {
-    Scorer on_cpu(dir.path, 256), on_gpu(dir.path, 256, Device::cuda);
-    const auto a = on_cpu.score(sents, m), b = on_gpu.score(sents, m);
-    for (size_t s = 0; s < sents.size(); ++s)
-      CHECK(b[s].score == doctest::Approx(a[s].score).epsilon(1e-4));
+  for (ModelKind kind : kTextKinds) {
+    CAPTURE(int(kind));
+    test::TempDir dir("cuda_ckpt");
+    Tokenizer::train(test::toy_sentences(300), {.vocab_size = 400}, dir.path);
+    const Tokenizer tok = Tokenizer::load(dir.path);
+    Config c = preset("tiny", kind);
+    c.vocab_size = tok.vocab_size();
+    c.attention = AttentionFunction::ssa;
+    c.tokenizer = tok.settings();
+    TrainOptions opts;
+    opts.steps = 30;
+    opts.out = dir.path;
+    opts.device = Device::cuda;
+    opts.optim.lr = 1e-3;
+    const MaskingOptions masking{.vocab_size = c.vocab_size};
+    const bool causal = config_keys(kind).next_token_loss;
+    Trainer trainer(c, {16, 16 * c.max_tokens(), c.max_tokens(), 16 * c.max_tokens()}, opts,
+                    [&](uint64_t seed, int64_t step, Batch& b) {
+                      synthetic_batch(seed, step, 16, masking, 24, b);
+                      if (causal) set_next_token_rows(b);
+                    });
+    trainer.run({});
+    std::filesystem::remove(dir.path / "tokenizer.json");
+    const auto sents = test::toy_sentences(20, 7);
+    const std::vector<Method> methods =
+        causal ? std::vector<Method>{Method::causal} : std::vector<Method>{Method::holistic, Method::pll};
+    for (Method m : methods) {
+      Scorer on_cpu(dir.path, 256), on_gpu(dir.path, 256, Device::cuda);
+      const auto a = on_cpu.score(sents, m), b = on_gpu.score(sents, m);
+      for (size_t s = 0; s < sents.size(); ++s)
+        CHECK(b[s].score == doctest::Approx(a[s].score).epsilon(1e-4));
+    }
   }
 }
