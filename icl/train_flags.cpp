@@ -44,8 +44,8 @@ std::vector<TrainFlag> make_table() {
       {.flag = flag_name::out, .help = "Run directory (created; an existing run is resumed)",
        .role = input, .field = BB_FIELD(out), .required = true},
       {.flag = flag_name::steps,
-       .help = "Updates in total (the learning rate is constant: a finished run given more goes "
-               "on, bit for bit the longer run)",
+       .help = "Updates in total, recorded in run.json: a resume takes the same --steps (the "
+               "learning rate is constant: --extend-to N continues a run, bit for bit)",
        .role = resumable, .field = BB_FIELD(s.steps), .check = [] { return count_in(1, kMaxSteps); }},
       {.flag = flag_name::extend_to,
        .help = "Continue a finished run (this --out, its original flags) to N updates in all "

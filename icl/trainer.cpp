@@ -74,14 +74,25 @@ Trainer::Trainer(const Config& config, const TrainSettings& settings, const fs::
   const fs::path run_file = out_ / "run.json";
   const std::optional<fs::path> latest = latest_checkpoint(out_);
   if (fs::exists(run_file)) {
-    const auto diff = settings_differences(nlohmann::ordered_json(read_json_file(run_file)),
-                                           nlohmann::ordered_json(wanted), "run.json");
+    // "steps" (the planned total) is not a setting: the caller (runs/icl_train_run.cpp) checks
+    // it against --steps and --extend-to; here it is brought up to date.
+    nlohmann::ordered_json saved(read_json_file(run_file));
+    const nlohmann::ordered_json steps = saved.contains("steps") ? saved["steps"] : nullptr;
+    saved.erase("steps");
+    const auto diff = settings_differences(saved, nlohmann::ordered_json(wanted), "run.json");
     BB_CHECK(diff.empty(), "{}: holds a different run ({}); use a new --out", out_.string(),
              fmt::join(diff, "; "));
+    if (steps != nlohmann::ordered_json(s_.steps)) {
+      nlohmann::ordered_json run(read_json_file(run_file));
+      run["steps"] = s_.steps;
+      write_file_atomic(run_file, run.dump(2) + "\n");
+    }
   } else {
     BB_CHECK(!latest, "{}: has checkpoints but no run.json, so its settings cannot be checked; "
              "use a new --out", out_.string());
-    write_file_atomic(run_file, wanted.dump(2) + "\n");
+    json run = wanted;
+    run["steps"] = s_.steps;
+    write_file_atomic(run_file, run.dump(2) + "\n");
   }
   if (!latest) return;
   const fs::path state_file = *latest / "trainer_state.json";
@@ -227,6 +238,14 @@ fs::path run_of_model(const fs::path& dir) {
   if (d.parent_path().filename() == "checkpoints" && !d.parent_path().parent_path().empty())
     return d.parent_path().parent_path();
   return d;
+}
+
+std::optional<int64_t> planned_steps(const fs::path& dir) {
+  const fs::path run_file = dir / "run.json";
+  if (!fs::exists(run_file)) return std::nullopt;
+  const json run = read_json_file(run_file);
+  if (!run.is_object() || !run.contains("steps")) return std::nullopt;
+  return json_integer(run, "steps", run_file.string());
 }
 
 int64_t model_steps(const fs::path& dir) {

@@ -101,6 +101,10 @@ std::filesystem::path run_of_model(const std::filesystem::path& dir);
 // a run directory saved by this version), else the run's highest checkpoint; -1 when neither
 // says (a model directory copied without them).
 int64_t model_steps(const std::filesystem::path& dir);
+
+// run.json's "steps" in a run directory: the updates the run was planned (or extended) to; none
+// where there is no run.json, or one written before the total was recorded.
+std::optional<int64_t> planned_steps(const std::filesystem::path& dir);
 void load_model(const std::filesystem::path& dir, Model<float>& model);
 // The attention function's trained values in dir/model.safetensors, effective (SSA's b and n,
 // softmax-t's τ: the raw tensors through the slots' maps): [slot][layer][head]; empty for a

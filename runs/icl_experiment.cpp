@@ -20,6 +20,7 @@
 #include "icl/config.h"
 #include "icl/experiment_report.h"
 #include "icl/task.h"
+#include "icl/trainer.h"
 #include "parallel/mpi.h"
 #include "runs/progress.h"
 #include "runs/attention_variant.h"
@@ -104,6 +105,22 @@ std::vector<Job> training_jobs(const IclExperimentArgs& a, const std::vector<std
           run.device = a.device;
           run.quiet = true;
           run.out = (out / "runs" / r.name).string();
+          // --extend-to: a trained run is extended (or, extended already, resumed); a run not
+          // started yet is trained directly to the new total.
+          if (run.extend_to > 0 && !fs::exists(fs::path(run.out) / "run.json"))
+            run.s.steps = run.extend_to, run.extend_to = 0;
+          // before any job: a run planned to another total (icl train would refuse it)
+          if (const auto planned = icl::planned_steps(run.out);
+              planned && *planned != run.s.steps && *planned != run.extend_to)
+            fail("{}: run {} has {} updates planned, the grid {} (--steps {}{}); give the grid's "
+                 "original --steps{}",
+                 out.string(), r.name, *planned, run.extend_to > 0 ? run.extend_to : run.s.steps,
+                 run.s.steps,
+                 run.extend_to > 0 ? fmt::format(", {} {}", flag_name::extend_to, run.extend_to)
+                                   : std::string(),
+                 *planned > run.s.steps
+                     ? fmt::format(" (and {} {} for the extended runs)", flag_name::extend_to, *planned)
+                     : fmt::format(" and {} N to make them longer", flag_name::extend_to));
           std::vector<std::string> args = icl::to_args(run);
           args.insert(args.end(), fn.train_flags.begin(), fn.train_flags.end());
           args.insert(args.end(), a.train_flags.begin(), a.train_flags.end());
@@ -126,13 +143,14 @@ int64_t checkpointed_step(const fs::path& run) {
 JobsStatus checkpoint_status(const IclExperimentArgs& a, const std::vector<Run>& runs) {
   std::vector<fs::path> dirs;
   int64_t before = 0;
+  const int64_t steps = a.train.extend_to > 0 ? a.train.extend_to : a.train.s.steps;  // each run's
   for (const Run& r : runs) {
     dirs.push_back(fs::path(a.out) / "runs" / r.name);
-    before += std::min<int64_t>(a.train.s.steps, checkpointed_step(dirs.back()));
+    before += std::min<int64_t>(steps, checkpointed_step(dirs.back()));
   }
-  const int64_t total = a.train.s.steps * int64_t(runs.size());
+  const int64_t total = steps * int64_t(runs.size());
   const auto t0 = std::chrono::steady_clock::now();
-  return [dirs, before, total, t0, steps = a.train.s.steps](size_t finished) {
+  return [dirs, before, total, t0, steps](size_t finished) {
     int64_t done = 0;
     for (const fs::path& d : dirs) done += std::min(steps, checkpointed_step(d));
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

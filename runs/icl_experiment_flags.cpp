@@ -47,6 +47,7 @@ std::vector<IclExperimentFlag> make_table() {
       {.flag = "--first-seed", .help = "First seed", .role = input, .field = BB_FIELD(first_seed),
        .check = [] { return count_in(1, 1000); }},
       from_icl_train(flag_name::steps),
+      from_icl_train(flag_name::extend_to),
       from_icl_train(flag_name::points_every),
       {.flag = "--lengths", .help = "Evaluation: points per sequence (as icl eval)",
        .role = input, .field = BB_FIELD(lengths)},

@@ -12,6 +12,7 @@
 #include "common/flag_names.h"
 #include "common/stop_signals.h"
 #include "runs/run_directory.h"
+#include "icl/trainer.h"
 #include "training/run_record.h"
 #include "runs/progress.h"
 
@@ -26,12 +27,28 @@ void run_icl_train(icl::TrainArgs a, const std::function<void(const icl::StepLog
   a.s.task = icl::parse_task(a.task);
   const std::filesystem::path out = a.out;
   const DirLock lock(out);
+  // The run's planned total (run.json's "steps"): --steps must be it, as train's must be its
+  // checkpoint's; a longer run is an --extend-to, which records the new total.
+  const std::optional<int64_t> planned = icl::planned_steps(out);
   if (a.extend_to > 0) {  // the run, checked against run.json below, goes on to extend_to
     BB_CHECK(std::filesystem::exists(out / "run.json"), "{}: {} holds no run to extend (no run.json); "
              "train it first", flag_name::extend_to, out.string());
     BB_CHECK(a.extend_to > a.s.steps, "{} {} must be above {} {}", flag_name::extend_to,
              a.extend_to, flag_name::steps, a.s.steps);
+    BB_CHECK(!planned || *planned == a.s.steps || *planned == a.extend_to,
+             "{}: cannot extend: {} {} is not the run's ({} in run.json); give the original {} "
+             "and {} N",
+             out.string(), flag_name::steps, a.s.steps, *planned, flag_name::steps,
+             flag_name::extend_to);
     a.s.steps = a.extend_to;
+  } else if (planned && *planned != a.s.steps) {
+    throw UsageError(fmt::format(
+        "{}: cannot resume with other settings ({}: run.json {}, now {}); use the original "
+        "flags{}",
+        out.string(), flag_name::steps, *planned, a.s.steps,
+        a.s.steps > *planned ? fmt::format("; to make it longer give the original {} and {} N",
+                                           flag_name::steps, flag_name::extend_to)
+                             : std::string()));
   }
   icl::Trainer trainer(cfg, a.s, out, device);
   const int64_t start = trainer.step();

@@ -69,7 +69,7 @@ def test_icl_train_extend_keep_and_lr_mult(tmp_path):
              for run, t in (("full", full), ("mult", mult))}
     assert moved["mult"] > 3 * moved["full"] > 0
     with pytest.raises(babyberta.Error, match=r"train.ssa_lr_mult: run.json 10.0, now \(not set\)"):
-        babyberta.icl_train(out=tmp_path / "mult", steps=10, **FLAGS)
+        babyberta.icl_train(out=tmp_path / "mult", steps=8, **FLAGS)
 
 
 def test_icl_train_keywords_come_from_the_flag_table(tmp_path):

@@ -6,7 +6,7 @@ I=(icl train --preset icl-tiny --batch 4 --points-start 3 --points-end 5 --point
 
 "$BB" "${I[@]}" --out icl-whole --steps 6 --checkpoint-every 3 >/dev/null 2>&1
 "$BB" "${I[@]}" --out icl-halves --steps 3 --checkpoint-every 3 >/dev/null 2>&1
-"$BB" "${I[@]}" --out icl-halves --steps 6 --checkpoint-every 3 >/dev/null 2>&1
+"$BB" "${I[@]}" --out icl-halves --steps 3 --extend-to 6 --checkpoint-every 3 >/dev/null 2>&1
 check "icl train writes config.json, model.safetensors, run.json and step directories" \
   test -f icl-whole/config.json -a -f icl-whole/model.safetensors -a -f icl-whole/run.json \
        -a -d icl-whole/checkpoints/step-3 -a -d icl-whole/checkpoints/step-6
@@ -29,7 +29,7 @@ state = json.load(open("icl-halves/checkpoints/step-6/trainer_state.json"))
 assert [l["step"] for l in state["metrics"]] == [3, 6], state'
 expect_fail "icl train on a run with other settings names the setting" \
   "icl-whole: holds a different run \(train.lr: run.json 0.0001, now 0.001\); use a new --out" \
-  "$BB" "${I[@]}" --out icl-whole --steps 8 --lr 1e-3
+  "$BB" "${I[@]}" --out icl-whole --steps 6 --lr 1e-3
 expect_fail "icl train: an unknown task is refused with the names" \
   "babyberta icl train: --task: unknown task 'evry' .*every.*did you mean 'every'" \
   "$BB" icl train --task evry --out icl-x
