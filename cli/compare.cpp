@@ -69,6 +69,7 @@ void add_compare(CLI::App& app) {
   auto baseline = std::make_shared<std::string>(attention_function_name(AttentionFunction::softmax));
   auto primary = std::make_shared<std::string>();
   auto equivalence = std::make_shared<std::string>();
+  auto across = std::make_shared<bool>(false);
   cmd->add_option("results", *files,
                   "Result JSON files from probe, or directories of them (experiment's "
                   "NAME.settings.json files beside them, as in results/*.json, are skipped)")
@@ -88,9 +89,13 @@ void add_compare(CLI::App& app) {
                   "Margins fixed before the evaluation, e.g. overall=1.0,dev_loss=0.02: "
                   "findings.md tests the two arms of the results (their strata, e.g. fp32 and "
                   "bf16) for equivalence, paired by label and seed (two one-sided t tests)");
-  cmd->callback([files, out, boot, baseline, primary, equivalence] {
+  cmd->add_flag("--across-kinds", *across,
+                "Compare each gpt2 group with the roberta group of the same function (stratum "
+                "equal but for the scoring method; give one roberta method's results at a time) "
+                "instead of each function with --baseline");
+  cmd->callback([files, out, boot, baseline, primary, equivalence, across] {
     Comparison c = compare_runs(load_runs(result_files({files->begin(), files->end()})), *boot, 1,
-                                *baseline);
+                                *baseline, *across);
     if (!primary->empty()) c.primary = split_list(*primary, "--primary");
     check_primary_endpoints(c, c.primary);  // before any file is written
     if (!equivalence->empty()) {

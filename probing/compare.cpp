@@ -50,7 +50,7 @@ std::string baseline_for(const std::string& label, const std::string& baseline) 
 
 // Groups (the baseline label's first, otherwise in file order), their labels, strata and the
 // baseline each is compared with (within its kind); paradigms in file order, phenomena sorted.
-void collect_names(Comparison& c, const std::vector<RunResult>& runs) {
+void collect_names(Comparison& c, const std::vector<RunResult>& runs, bool across_kinds) {
   std::vector<const RunResult*> firsts;  // the first run of each group
   for (const auto& r : runs)
     if (std::find(c.groups.begin(), c.groups.end(), r.group) == c.groups.end()) {
@@ -59,6 +59,7 @@ void collect_names(Comparison& c, const std::vector<RunResult>& runs) {
     }
   std::vector<size_t> order(c.groups.size());
   for (size_t g = 0; g < order.size(); ++g) order[g] = g;
+  std::vector<std::string> but_method;  // [group] its stratum without the method, as ordered
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return firsts[a]->label == c.baseline && firsts[b]->label != c.baseline;
   });
@@ -67,10 +68,27 @@ void collect_names(Comparison& c, const std::vector<RunResult>& runs) {
     groups.push_back(c.groups[g]);
     c.labels.push_back(firsts[g]->label);
     c.strata.push_back(firsts[g]->stratum);
+    but_method.push_back(firsts[g]->stratum == "reference" ? "reference"
+                                                           : firsts[g]->stratum_but_method);
   }
   c.groups = std::move(groups);
   c.baseline_of.assign(c.groups.size(), -1);
   for (size_t g = 0; g < c.groups.size(); ++g) {
+    if (across_kinds) {  // a gpt2 group against the roberta group of its function
+      const std::string prefix = kind_prefix(c.labels[g]);
+      if (prefix.empty() || but_method[g] == "reference") continue;
+      std::vector<std::string> found;
+      for (size_t b = 0; b < c.groups.size(); ++b)
+        if (c.labels[b] == c.labels[g].substr(prefix.size()) && but_method[b] == but_method[g]) {
+          c.baseline_of[g] = int(b);
+          found.push_back(c.groups[b]);
+        }
+      BB_CHECK(found.size() <= 1,
+               "compare --across-kinds: {} has {} roberta groups to be compared with ({}); give "
+               "one roberta scoring method's results at a time",
+               c.groups[g], found.size(), fmt::join(found, "; "));
+      continue;
+    }
     const std::string base = baseline_for(c.labels[g], c.baseline);
     for (size_t b = 0; b < c.groups.size() && c.labels[g] != base; ++b)
       if (c.labels[b] == base && c.strata[b] == c.strata[g]) c.baseline_of[g] = int(b);
@@ -209,15 +227,22 @@ constexpr const char* kDataOrderSettings[] = {
 
 // Whether A and B pair by seed: the same seeds, and for each seed the same data-order settings
 // recorded in both results (results without them cannot show it: not paired).
-bool paired_by_seed(const std::vector<const RunResult*>& A, const std::vector<const RunResult*>& B) {
+// Across kinds (compare --across-kinds) the masking settings are left out: a causal LM has none,
+// and its batches differ from the encoder's whatever they say; the seed still pairs the runs.
+bool paired_by_seed(const std::vector<const RunResult*>& A, const std::vector<const RunResult*>& B,
+                    bool across_kinds) {
   if (A.size() != B.size() || A.empty()) return false;
+  auto masking = [](std::string_view k) {
+    return k == flag_name::mask_patterns || k == flag_name::hf_masking || k == flag_name::mask_prob;
+  };
   for (size_t i = 0; i < A.size(); ++i) {  // both sorted by seed
     if (A[i]->seed != B[i]->seed) return false;
     const nlohmann::json ta = A[i]->header.value("training", nlohmann::json());
     const nlohmann::json tb = B[i]->header.value("training", nlohmann::json());
     if (!ta.is_object() || !tb.is_object()) return false;
     for (const char* k : kDataOrderSettings)
-      if (ta.value(k, nlohmann::json()) != tb.value(k, nlohmann::json())) return false;
+      if (!(across_kinds && masking(k)) && ta.value(k, nlohmann::json()) != tb.value(k, nlohmann::json()))
+        return false;
   }
   return true;
 }
@@ -266,7 +291,7 @@ void baseline_differences(Comparison& c, const Members& members, size_t g, int b
                           Sampler& uniform_int) {
   const auto& A = members[size_t(c.baseline_of[g])];
   const auto& B = members[g];
-  const bool by_seed = paired_by_seed(A, B);
+  const bool by_seed = paired_by_seed(A, B, c.baseline == kAcrossKindsBaseline);
   c.paired[g] = by_seed;
   const std::vector<std::string> shared = shared_paradigms(c.paradigms, A, B);
   const bool pairs = !shared.empty() && pair_level(shared, A, B);
@@ -326,11 +351,15 @@ Difference seed_difference(const std::vector<double>& a, const std::vector<doubl
 }
 
 Comparison compare_runs(std::vector<RunResult> runs, int bootstrap, uint64_t seed,
-                        const std::string& baseline) {
+                        const std::string& baseline, bool across_kinds) {
   Comparison c;
-  c.baseline = baseline;
-  collect_names(c, runs);
-  if (std::find(c.labels.begin(), c.labels.end(), baseline) == c.labels.end() &&
+  c.baseline = across_kinds ? kAcrossKindsBaseline : baseline;
+  collect_names(c, runs, across_kinds);
+  if (across_kinds)
+    BB_CHECK(std::any_of(c.baseline_of.begin(), c.baseline_of.end(), [](int b) { return b >= 0; }),
+             "compare --across-kinds: no gpt2 group has a roberta group of its function and "
+             "stratum (but the method) to be compared with");
+  else if (std::find(c.labels.begin(), c.labels.end(), baseline) == c.labels.end() &&
       c.groups.size() > 1) {
     std::set<std::string> labels(c.labels.begin(), c.labels.end());
     fail("compare: no results labelled '{}' to compare with (--baseline; the labels are: {})",

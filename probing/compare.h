@@ -33,6 +33,7 @@ struct RunResult {
   std::string label;    // the attention label ("softmax", "ssa(n=2 frozen)", ...)
   std::string stratum;  // what else differs between the files given ("pll, 10000 steps"), or ""
   std::string group;    // label, then ", " stratum when there is one
+  std::string stratum_but_method;  // the stratum without the scoring method (compare across kinds)
   int64_t seed = 0;
   std::vector<std::string> paradigms;                     // in file order
   std::map<std::string, std::string> phenomenon_of;
@@ -120,8 +121,17 @@ double overall_accuracy(const RunResult& r);
 
 // `baseline`: the attention label every other group of a stratum is compared with; with more than
 // one group, a label no result has is a one-line error listing the labels.
+// `across_kinds` (compare --across-kinds): instead, every gpt2 group is compared with the roberta
+// group of the same function whose stratum is the same but for the scoring method (a causal LM is
+// scored causal, an encoder holistic or pll); more than one such group is a one-line error (give
+// one roberta method's results at a time). Paired by seed, though the kinds' batches differ.
 Comparison compare_runs(std::vector<RunResult> runs, int bootstrap = 1000, uint64_t seed = 1,
                         const std::string& baseline =
-                            attention_function_name(AttentionFunction::softmax));
+                            attention_function_name(AttentionFunction::softmax),
+                        bool across_kinds = false);
+// The label compare --across-kinds gives as the baseline in its texts.
+inline constexpr const char* kAcrossKindsBaseline =
+    "the roberta group of the same function (paired by seed: the same corpus, tokenizer, seed and "
+    "batch size, though a causal LM's batches are not the encoder's)";
 
 }  // namespace bb

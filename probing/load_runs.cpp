@@ -116,7 +116,11 @@ void assign_groups(std::vector<RunResult>& runs) {
       if (!is_reference(r)) values.insert(field(r, k));
     if (values.size() > 1)
       for (auto& r : runs)
-        if (!is_reference(r)) r.stratum += (r.stratum.empty() ? "" : ", ") + field(r, k);
+        if (!is_reference(r)) {
+          r.stratum += (r.stratum.empty() ? "" : ", ") + field(r, k);
+          if (k != "method")
+            r.stratum_but_method += (r.stratum_but_method.empty() ? "" : ", ") + field(r, k);
+        }
   }
   for (auto& r : runs) {
     if (is_reference(r)) {

@@ -79,10 +79,9 @@ std::string column_title(const Comparison& c, size_t g) {
 }
 
 std::string md_method(const Comparison& c) {
+  const bool across = c.baseline == kAcrossKindsBaseline;
   return fmt::format(
-      "Accuracy in percent, mean ± sd over seeds. Each group is compared with the **{0}** group "
-      "of its stratum (the same method, size, steps, suite and pairs per paradigm; results of "
-      "different ones are never subtracted). The seed is the unit of replication: runs of two "
+      "Accuracy in percent, mean ± sd over seeds. {5} The seed is the unit of replication: runs of two "
       "groups with the same seeds and, per seed, the same data-order settings (corpus, "
       "tokenizer, batching, masking, dev split, steps; recorded from each run's run.json) are "
       "paired by seed and compared by the paired t test on the per-seed differences; otherwise "
@@ -99,7 +98,17 @@ std::string md_method(const Comparison& c) {
       "from the same few seeds). The 95% bootstrap interval resampling seeds and pairs is "
       "secondary (its own column; with few seeds it is narrower than the t interval because it "
       "cannot see seed variance it did not sample).\n",
-      c.baseline, c.paradigms.size(), c.phenomena.size(), kMinSeedsForClaims, kAlpha);
+      c.baseline, c.paradigms.size(), c.phenomena.size(), kMinSeedsForClaims, kAlpha,
+      across ? "Across kinds (`compare --across-kinds`): each gpt2 group is compared with the "
+               "roberta group of the same function and stratum but for the scoring method (a "
+               "causal LM scored causal against an encoder scored holistic or pll; the size, "
+               "steps, suite and pairs per paradigm the same). Runs are paired by seed when they "
+               "share corpus, tokenizer, seed, batch size and dev split, though the two kinds' "
+               "batches differ (masked utterances against next-token sequences)."
+             : fmt::format("Each group is compared with the **{}** group of its stratum (the same "
+                           "method, size, steps, suite and pairs per paradigm; results of "
+                           "different ones are never subtracted).",
+                           c.baseline));
 }
 
 // The |t| a name's test needs to survive Holm's first step over m tests at df: beyond it nothing

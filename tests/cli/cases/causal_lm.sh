@@ -141,14 +141,34 @@ check "... and no result file is written" test ! -e ppl-bad.json
 
 # experiment --kinds: the kind a grid axis; each kind compared with its own softmax
 expect_ok "experiment --kinds roberta,gpt2" "$BB" experiment --corpus corpus.txt --suite suite \
-  --out exk --kinds roberta,gpt2 --attention softmax,ssa --seeds 1 --preset tiny --steps 20 \
-  --vocab-size 400 --eval-every 10 --dev-batches 2 --method holistic --jobs 1
+  --out exk --kinds roberta,gpt2 --attention softmax,ssa --seeds 3 --preset tiny --steps 20 \
+  --vocab-size 400 --eval-every 10 --dev-batches 2 --method holistic,pll --jobs 1
 check "its runs: roberta's named as before, gpt2's with the kind" \
-  bash -c 'ls exk/runs | sort | tr "\n" " " | grep -qx "gpt2-softmax-seed1 gpt2-ssa-seed1 softmax-seed1 ssa-seed1 "'
+  bash -c 'ls exk/runs | grep seed1 | sort | tr "\n" " " | grep -qx "gpt2-softmax-seed1 gpt2-ssa-seed1 softmax-seed1 ssa-seed1 "'
 check "the gpt2 runs are scored causal, the roberta runs holistic" \
   python3 -c 'import json; assert json.load(open("exk/results/gpt2-ssa-seed1.json"))["method"] == "causal"; assert json.load(open("exk/results/ssa-seed1.json"))["method"] == "holistic"'
 check "the report compares each kind's ssa with its own softmax" \
   bash -c 'grep -q "gpt2 ssa, causal − gpt2 softmax, causal" exk/report/report.md && grep -q "ssa, holistic − softmax, holistic" exk/report/report.md'
+# compare --across-kinds: each gpt2 group against the roberta group of its function (one roberta
+# method at a time), paired by seed
+(cd exk/results && "$BB" compare gpt2-*-seed?.json softmax-seed?.json ssa-seed?.json \
+   --across-kinds --out ../../exk-across >/dev/null 2>&1)
+check "compare --across-kinds: gpt2 ssa against roberta ssa (holistic), paired t over 3 seeds" \
+  grep -q "gpt2 ssa, causal − ssa, holistic\*\*: overall .* (paired t over 3 seeds" exk-across/report.md
+check "... and gpt2 softmax against roberta softmax, and nothing within a kind" bash -c \
+  'grep -q "gpt2 softmax, causal − softmax, holistic" exk-across/report.md && ! grep -q "− gpt2 softmax" exk-across/report.md'
+check "... its method says the kinds' batches differ" grep -q "though the two kinds' batches differ" exk-across/report.md
+(cd exk/results && "$BB" compare gpt2-*-seed?.json softmax-seed?.pll.json ssa-seed?.pll.json \
+   --across-kinds --out ../../exk-across-pll >/dev/null 2>&1)
+check "compare --across-kinds against the roberta pll results" \
+  grep -q "gpt2 ssa, causal − ssa, pll" exk-across-pll/report.md
+expect_fail "compare --across-kinds with two roberta methods at once" \
+  "compare --across-kinds: gpt2 softmax, causal has 2 roberta groups to be compared with \(softmax, holistic; softmax, pll\); give one roberta scoring method's results at a time" \
+  "$BB" compare exk/results --across-kinds --out exk-across-bad
+expect_fail "compare --across-kinds without gpt2 results" \
+  "compare --across-kinds: no gpt2 group has a roberta group of its function" \
+  bash -c "cd exk/results && '$BB' compare softmax-seed?.json ssa-seed?.json --across-kinds --out ../../exk-across-bad"
+check "... nothing written" test ! -e exk-across-bad
 expect_exit2_kind "experiment --kinds with a typo" "--kinds: .*gtp2" \
   "$BB" experiment --corpus corpus.txt --suite suite --out exk2 --kinds roberta,gtp2 --steps 5
 
