@@ -25,6 +25,19 @@ AttentionFunction parse_attention_function(const std::string& s) {
   fail("unknown attention function '{}' (expected one of {})", s, attention_function_names());
 }
 
+std::string attention_variant_label(AttentionFunction f, const HeadValueSettings& s) {
+  const AttentionFunctionSpec& spec = attention_function_spec(f);
+  std::vector<std::string> parts;
+  for (int slot = 0; slot < spec.value_count; ++slot) {
+    const HeadValueSpec& v = spec.values[size_t(slot)];
+    const HeadValueSetting& now = s[size_t(f)][size_t(slot)];
+    if (now.init != v.init || now.freeze)
+      parts.push_back(fmt::format("{}={:g}{}", v.name, now.init, now.freeze ? " frozen" : ""));
+  }
+  if (parts.empty()) return std::string(spec.name);
+  return fmt::format("{}({})", spec.name, fmt::join(parts, ", "));
+}
+
 std::string attention_function_help() {
   std::vector<std::string> rows;
   for (const AttentionFunctionSpec& f : kAttentionFunctionTable)

@@ -171,6 +171,10 @@ constexpr HeadValueSettings default_head_value_settings() {
   return s;
 }
 
+// The label of `f` with these values (Config::label of either model): "ssa", "ssa(n=2 frozen)",
+// "softmax-t(τ=2 frozen)": the function's name, and each value that is not its default or frozen.
+std::string attention_variant_label(AttentionFunction f, const HeadValueSettings& s);
+
 // Every function's initial values within their table bounds; else a one-line error
 // "<where>: <config_init key> must be > lo and <= hi, got x".
 void validate_head_values(const HeadValueSettings& s, const std::string& where);

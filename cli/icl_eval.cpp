@@ -15,6 +15,7 @@
 #include "icl/model.h"
 #include "icl/train_flags.h"  // read_run_settings
 #include "icl/trainer.h"
+#include "runs/progress.h"
 
 namespace bb::cli {
 
@@ -88,6 +89,14 @@ void run(const IclEvalArgs& a) {
   g.sequences = a.sequences, g.from_point = a.from_point, g.seed = a.seed;
   g.authors_draws = a.authors_draws;
   std::vector<icl::EvalResult> results;
+  // One progress line over every cell of every model and baseline (the experiment's status line
+  // reads it from the log: "N/M cells").
+  const auto baselines = a.no_baselines ? decltype(icl::baselines(g.task)){} : icl::baselines(g.task);
+  const int64_t total = int64_t(icl::cell_count(g) * (a.models.size() + baselines.size()));
+  Progress progress(total, "cells", std::max<int64_t>(1, total / 20));
+  int64_t done = 0;
+  std::string current;
+  const auto after_cell = [&] { progress.update(++done, current); };
   for (const std::string& dir : a.models) {
     const icl::Config cfg = icl::read_model_config(dir);
     BB_CHECK(cfg.dims == g.dims, "{}: has {} input dims, the first model {}", dir, cfg.dims, g.dims);
@@ -97,16 +106,17 @@ void run(const IclEvalArgs& a) {
     icl::Model<float> model(cfg, device);
     icl::load_model(dir, model);
     const std::string name = model_name(dir, a.models);
-    fmt::print(stderr, "icl eval: {} ({}) on {} cells\n", name, cfg.label(),
-               g.points.size() * g.sigma_x.size() * (quant ? 1 : g.sigma_fn.size()));
+    progress.note(fmt::format("icl eval: {} ({}) on {} cells", name, cfg.label(), icl::cell_count(g)));
+    current = name;
     results.push_back(icl::evaluate(g, name, false, [&](const icl::Sequences& s) {
       return icl::predict(model, s, a.batch);
-    }));
+    }, after_cell));
     results.back().steps = icl::model_steps(dir);
   }
-  if (!a.no_baselines)
-    for (const auto& [name, predict] : icl::baselines(g.task))
-      results.push_back(icl::evaluate(g, name, true, predict));
+  for (const auto& [name, predict] : baselines) {
+    current = name + " (baseline)";
+    results.push_back(icl::evaluate(g, name, true, predict, after_cell));
+  }
   icl::write_eval(a.out, g, results);
   for (const icl::EvalResult& r : results) {
     double worst = 0, mean = 0;

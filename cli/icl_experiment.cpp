@@ -25,8 +25,10 @@ void add_icl_experiment(CLI::App& icl_cmd) {
                "icl experiment: {} is set by the grid itself", own);
     const std::string md = run_icl_experiment(*a);
     if (md.empty()) return;  // an MPI rank other than 0
-    fmt::print("{}\nreport: {}/report.md; per group: {}/eval/GROUP/ (eval.json, .csv, SVGs)\n", md,
-               a->out, a->out);
+    fmt::print("{1}\nreport: {0}/report.md (the shift comparison, charts in {0}/charts/; `icl report "
+               "--dir {0}` regenerates it), {0}/table.md (per sigma); per group: "
+               "{0}/eval/GROUP/, {0}/saturation/GROUP/\n",
+               a->out, md);
   });
 }
 

@@ -79,20 +79,7 @@ Config preset(const std::string& name, ModelKind kind) {
        fmt::join(preset_names(kind), ", "));
 }
 
-std::string Config::label() const {
-  std::vector<std::string> parts;
-  auto add = [&](std::string_view name, double value, double by_default, bool frozen) {
-    if (value != by_default || frozen)
-      parts.push_back(fmt::format("{}={:g}{}", name, value, frozen ? " frozen" : ""));
-  };
-  const AttentionFunctionSpec& f = attention_function_spec(attention);
-  for (int slot = 0; slot < f.value_count; ++slot) {
-    const HeadValueSpec& v = f.values[size_t(slot)];
-    add(v.name, head_value_init(slot), v.init, head_value_frozen(slot));
-  }
-  if (parts.empty()) return std::string(f.name);
-  return fmt::format("{}({})", f.name, fmt::join(parts, ", "));
-}
+std::string Config::label() const { return attention_variant_label(attention, head_values); }
 
 int64_t parameter_count(const Config& c) {
   const int64_t V = c.vocab_size, C = c.hidden, F = c.ffn, P = c.max_positions, H = c.heads;

@@ -132,8 +132,12 @@ Sequences cell_sequences(const EvalGrid& g, size_t index, int points, double sig
                         stream_key(g.seed, kEvalStream), uint64_t(index));
 }
 
+size_t cell_count(const EvalGrid& g) {
+  return g.points.size() * g.sigma_x.size() * (is_quantification(g.task) ? 1 : g.sigma_fn.size());
+}
+
 EvalResult evaluate(const EvalGrid& g, const std::string& name, bool baseline,
-                    const Predictor& predict) {
+                    const Predictor& predict, const std::function<void()>& after_cell) {
   EvalResult r{name, baseline, -1, {}};
   const bool quant = is_quantification(g.task);
   const std::vector<double> fns = quant ? std::vector<double>{1.0} : g.sigma_fn;
@@ -184,6 +188,7 @@ EvalResult evaluate(const EvalGrid& g, const std::string& name, bool baseline,
         if (quant) c.score = c.errors / s.B;
         else c.errors = NAN, c.score = counted ? sum / double(counted) : 0.0;
         r.cells.push_back(std::move(c));
+        if (after_cell) after_cell();
       }
   return r;
 }

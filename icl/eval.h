@@ -71,9 +71,12 @@ using Predictor = std::function<std::vector<float>(const Sequences& s)>;
 std::vector<float> predict(Model<float>& model, const Sequences& s, int batch);
 
 // Every cell of the grid for one predictor. The sequences of a cell are the same for every
-// predictor (drawn from grid.seed and the cell's index).
+// predictor (drawn from grid.seed and the cell's index). `after_cell`, if given, runs after each
+// cell (a progress line).
 EvalResult evaluate(const EvalGrid& grid, const std::string& name, bool baseline,
-                    const Predictor& predict);
+                    const Predictor& predict, const std::function<void()>& after_cell = {});
+// The cells of the grid per predictor.
+size_t cell_count(const EvalGrid& grid);
 // The baselines that apply to grid.task.
 std::vector<std::pair<std::string, Predictor>> baselines(Task task);
 

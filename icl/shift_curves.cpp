@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/flag_names.h"
 #include "common/json_read.h"
+#include "icl/config.h"
 #include "icl/task.h"
 
 namespace bb::icl::shift {
@@ -37,13 +38,15 @@ std::vector<RunInfo> read_runs(const fs::path& dir) {
     BB_CHECK(j.value("kind", "") == "icl" && j.contains("config") && j.contains("train"),
              "{}: not an ICL run.json (expected \"kind\": \"icl\", \"config\" and \"train\")",
              path.string());
-    // A run with another learning rate for the function's values is a group of its own.
-    std::string function = j["config"].at("attention_scoring").get<std::string>();
+    // The function's label as the experiment named it ("ssa(n=2 frozen)": a variant is a group
+    // of its own); a run with another learning rate for its values too.
+    const Config c = config_from_json(j["config"], path.string());
+    std::string function = attention_variant_label(c.attention, c.head_values);
     if (const double mult = j["train"].value("ssa_lr_mult", 1.0); mult != 1.0)
       function += fmt::format(" ({} {:g})", flag_name::ssa_lr_mult, mult);
     runs.push_back({e.path().filename().string(), j["train"].at("task").get<std::string>(),
                     j["config"].at("arch").get<std::string>(), function,
-                    j["train"].at("seed").get<int>()});
+                    j["train"].at("seed").get<int>(), c.attention});
   }
   std::sort(runs.begin(), runs.end(), [](const RunInfo& a, const RunInfo& b) {
     return std::tie(a.task, a.arch, a.function, a.seed) < std::tie(b.task, b.arch, b.function, b.seed);
@@ -173,8 +176,8 @@ std::vector<Group> groups_of(const std::vector<RunInfo>& runs, const ShiftReport
   return out;
 }
 
-// A line chart with whiskers of ± 1 sd: one line per function (mean over its seeds) and one per
-// baseline.
+// A line chart with whiskers of ± 1 sd: one line per function (mean over its seeds, each seed a
+// thin line under it) and one per baseline.
 LineChart mean_chart(const std::string& title, const std::string& note, const std::string& x_label,
                      const std::string& y_label, bool percent,
                      const std::vector<std::pair<std::string, std::vector<Curve>>>& lines) {
@@ -193,6 +196,15 @@ LineChart mean_chart(const std::string& title, const std::string& note, const st
     c.groups.push_back(curves.size() > 1 ? fmt::format("{} ({} seeds)", name, curves.size()) : name);
     c.points.push_back(std::move(pts));
     c.spread.push_back(std::move(spread));
+    std::vector<std::vector<std::pair<double, double>>> seeds;
+    if (curves.size() > 1)
+      for (const Curve& one : curves) {
+        std::vector<std::pair<double, double>> line;
+        for (const auto& [x, y] : one)
+          if (std::isfinite(y)) line.emplace_back(x, (percent ? 100 : 1) * y);
+        seeds.push_back(std::move(line));
+      }
+    c.thin.push_back(std::move(seeds));
   }
   return c;
 }

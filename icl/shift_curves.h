@@ -17,8 +17,10 @@
 namespace bb::icl::shift {
 
 struct RunInfo {
-  std::string name, task, arch, function;
+  std::string name, task, arch;
+  std::string function;  // its group's label: "ssa", "ssa(n=2 frozen)", "ssa (--ssa-lr-mult 10)"
   int seed = 0;
+  AttentionFunction attention = AttentionFunction::softmax;  // the function itself
 };
 
 // (x, value) points of one model, x ascending.

@@ -73,11 +73,11 @@ class Writer {
   std::string group(const Group& g) {
     const std::string name = group_name(g);
     md_ = fmt::format("\n## {} ({})\n", g.task, g.arch);
-    const EvalFile endpoint = read_eval(dir_ / "endpoint" / name / "eval.json");
+    const EvalFile endpoint = read_eval(dir_ / s_.endpoint / name / "eval.json");
     quant_ = endpoint.quant;
     endpoint_section(g, endpoint);
-    if (fs::exists(dir_ / "grid" / name / "eval.json"))
-      length_section(g, read_eval(dir_ / "grid" / name / "eval.json"));
+    if (fs::exists(dir_ / s_.grid / name / "eval.json"))
+      length_section(g, read_eval(dir_ / s_.grid / name / "eval.json"));
     if (fs::exists(dir_ / "saturation" / name / "saturation.json")) saturation_section(g);
     if (quant_) direction_section(g, endpoint);
     if (fs::exists(dir_ / "authors" / name / "eval.json"))
@@ -134,7 +134,8 @@ class Writer {
   void trained_values_section(const Group& g) {
     std::vector<std::string> with_values;
     for (const std::string& fn : g.functions)
-      if (attention_function_spec(parse_attention_function(fn)).value_count > 0) with_values.push_back(fn);
+      if (attention_function_spec(g.runs.at(fn).front().attention).value_count > 0)
+        with_values.push_back(fn);
     if (with_values.empty()) return;
     md_ += fmt::format(
         "\n### Trained values of the attention functions\n\nPer run, layer and head: the initial "
@@ -144,7 +145,7 @@ class Writer {
         kMovesBy);
     std::vector<std::string> summary;
     for (const std::string& fn : with_values) {
-      const AttentionFunctionSpec& f = attention_function_spec(parse_attention_function(fn));
+      const AttentionFunctionSpec& f = attention_function_spec(g.runs.at(fn).front().attention);
       std::array<double, 2> largest{0, 0};
       int read = 0;
       for (const RunInfo& r : g.runs.at(fn)) {
@@ -211,12 +212,12 @@ class Writer {
     const std::string axis = quant_ ? "σ of x" : "σ of the function";
     md_ += fmt::format(
         "\n### Primary endpoint: σ₅₀\n\nσ₅₀ is the {} at which the {} first reaches {:g} "
-        "({} points, {} sequences per σ, interpolated linearly between grid σs; `endpoint/{}/`). "
+        "({} points, {} sequences per σ, interpolated linearly between grid σs; `{}/{}/`). "
         "Higher is better. {} − {} is the primary comparison (paired by seed, 95% t interval); "
         "the other functions against {} are secondary.\n\n| function | seeds | σ₅₀ by seed | mean ± "
         "sd | − {} (paired) |\n|---|---|---|---|---|\n",
         axis, error_name(), s_.level, nearest_points(f.cells(g.runs.begin()->second[0].name), 40),
-        f.sequences, group_name(g), s_.primary, s_.reference, s_.reference, s_.reference);
+        f.sequences, s_.endpoint, group_name(g), s_.primary, s_.reference, s_.reference, s_.reference);
     sigma50_.clear();
     std::map<std::string, std::map<int, double>> by_seed;
     // A σ₅₀ lies on the σ grid: a difference of two within ± its span.
@@ -342,11 +343,11 @@ class Writer {
     for (const auto& c : cells0) lengths.insert(c.at("points").get<int>());
     if (lengths.size() < 2) return;
     md_ += fmt::format(
-        "\n### Error versus length (`grid/{}/`, {} sequences per cell, σ of x {:g})\n\nMean "
+        "\n### Error versus length (`{}/{}/`, {} sequences per cell, σ of x {:g})\n\nMean "
         "{} over lengths up to the trained {} points and over longer ones (which rely on "
         "position embeddings never trained), mean ± sd over seeds:\n\n| function | ≤ {} points "
         "| > {} points |\n|---|---|---|\n",
-        group_name(g), f.sequences, smallest(cells0, "sigma_x"),
+        s_.grid, group_name(g), f.sequences, smallest(cells0, "sigma_x"),
         quant_ ? "share of sequences with a wrong sign" : "MSE", s_.trained_points,
         s_.trained_points, s_.trained_points);
     std::vector<std::pair<std::string, std::vector<Curve>>> lines;
@@ -374,7 +375,7 @@ class Writer {
       lines.emplace_back(b + " (baseline)", one);
     }
     if (!missing.empty())
-      md_ += fmt::format("\nNot in `grid/{}/` (not evaluated on the grid yet): {}.\n",
+      md_ += fmt::format("\nNot in `{}/{}/` (not evaluated on the grid yet): {}.\n", s_.grid,
                          group_name(g), fmt::join(missing, ", "));
     write_chart(group_name(g) + "-error-by-length.svg",
                 mean_chart(fmt::format("{} ({}): error versus length", g.task, g.arch),
@@ -436,13 +437,13 @@ class Writer {
   // Where wrong predictions point: the sign of the largest |x| seen so far.
   void direction_section(const Group& g, const EvalFile& f) {
     md_ += fmt::format(
-        "\n### Where the wrong predictions point (`endpoint/{}/`, every σ)\n\nOf the wrong "
+        "\n### Where the wrong predictions point (`{}/{}/`, every σ)\n\nOf the wrong "
         "signs from point {} on, the share whose sign is that of the largest |x| among x₁…x_i; "
         "beside it, the share of all those points whose largest |x| is positive, which the first "
         "share would be if wrong predictions ignored the largest value{}:\n\n| function | wrong "
         "predictions | follow the largest \\|x\\| | largest \\|x\\| positive (all points) "
         "|\n|---|---|---|---|\n",
-        group_name(g), f.from_point,
+        s_.endpoint, group_name(g), f.from_point,
         g.task == "every" ? " (on `every` nearly every error is a +1, so the comparison between "
                             "functions is the evidence, not the share alone)"
                           : "");
@@ -477,7 +478,10 @@ class Writer {
 
 }  // namespace
 
-std::string write_shift_report(const fs::path& dir, const ShiftReportSettings& s) {
+std::string write_shift_report(const fs::path& dir, const ShiftReportSettings& settings) {
+  ShiftReportSettings s = settings;
+  if (!fs::exists(dir / s.endpoint) && fs::exists(dir / "eval"))  // an icl experiment's folder
+    s.endpoint = s.grid = "eval";
   const std::vector<RunInfo> runs = read_runs(dir / "runs");
   const std::vector<Group> groups = groups_of(runs, s);
   std::string md = fmt::format(

@@ -44,9 +44,14 @@ struct ShiftReportSettings {
               primary = attention_function_name(AttentionFunction::ssa);
   double level = 0.5;
   int trained_points = 41;  // lengths above it rely on untrained positions
+  // The folders of the endpoint and of the length grid; an `icl experiment` folder has neither
+  // endpoint/ nor grid/ but eval/GROUP/eval.json (every length and sigma it evaluated), which
+  // write_shift_report then reads for both.
+  std::string endpoint = "endpoint", grid = "grid";
 };
 
-// report.md and the charts (DIR/charts/*.svg) of the folder; returns the Markdown.
+// report.md and the charts (DIR/charts/*.svg) of the folder (a results folder as above, or an
+// `icl experiment` folder); returns the Markdown.
 std::string write_shift_report(const std::filesystem::path& dir, const ShiftReportSettings& s);
 
 }  // namespace bb::icl

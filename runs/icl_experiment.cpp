@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <string_view>
 
 #include "backend/device.h"
 #include "backend/threads.h"
@@ -19,6 +22,7 @@
 #include "training/stop_request.h"
 #include "icl/config.h"
 #include "icl/experiment_report.h"
+#include "icl/shift_report.h"
 #include "icl/task.h"
 #include "icl/trainer.h"
 #include "parallel/mpi.h"
@@ -163,6 +167,44 @@ JobsStatus checkpoint_status(const IclExperimentArgs& a, const std::vector<Run>&
   };
 }
 
+// The evaluations' status line, "grid: 0/2 evaluations done, 120/580 cells (21%), ETA 0:05:00",
+// from the "N/M cells" progress lines each `icl eval` writes to its log (only what this
+// invocation appended: a log keeps earlier invocations' lines).
+JobsStatus eval_status(const std::vector<Job>& evals) {
+  std::vector<std::pair<fs::path, std::uintmax_t>> logs;
+  for (const Job& e : evals) {
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(e.log, ec);
+    logs.emplace_back(e.log, ec ? 0 : size);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  return [logs, t0](size_t finished) {
+    int64_t done = 0, total = 0;
+    for (const auto& [log, from] : logs) {
+      std::ifstream in(log, std::ios::binary);
+      if (!in) continue;
+      in.seekg(std::streamoff(from));
+      int64_t d = 0, t = 0;
+      for (std::string line; std::getline(in, line);) {
+        long long a = 0, b = 0;
+        char unit[8] = {};
+        if (std::sscanf(line.c_str(), "%lld/%lld %7s", &a, &b, unit) == 3 &&
+            std::string_view(unit) == "cells")
+          d = a, t = b;
+      }
+      done += d, total += t;
+    }
+    const std::string head = fmt::format("grid: {}/{} evaluations done", finished, logs.size());
+    if (total == 0) return head;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double rate = s > 0 ? double(done) / s : 0;
+    return fmt::format("{}, {}/{} cells ({:.0f}%), ETA {}", head, done, total,
+                       100.0 * double(done) / double(total),
+                       rate > 0 && done < total ? Progress::format_time(double(total - done) / rate)
+                                                : "-");
+  };
+}
+
 // One `icl eval` job per (task, architecture) group over its runs.
 std::vector<Job> eval_jobs(const IclExperimentArgs& a, const std::vector<std::string>& tasks,
                            const std::vector<std::string>& archs, const std::vector<Run>& runs) {
@@ -185,7 +227,34 @@ std::vector<Job> eval_jobs(const IclExperimentArgs& a, const std::vector<std::st
   return evals;
 }
 
-// report.md: the functions compared over seeds, per group; returned too.
+// One `saturation` job per (task, architecture) group over its runs: saturation/GROUP/, the
+// layout `icl report` reads (the experiment's sigmas, or the evaluation's defaults; its report
+// length; its sequences per sigma).
+std::vector<Job> saturation_jobs(const IclExperimentArgs& a, const std::vector<std::string>& tasks,
+                                 const std::vector<std::string>& archs, const std::vector<Run>& runs) {
+  std::vector<Job> jobs;
+  const fs::path out = a.out;
+  for (const auto& task : tasks)
+    for (const auto& arch : archs) {
+      const std::string g = group_name(task, arch);
+      const bool quant = icl::is_quantification(icl::parse_task(task));
+      std::vector<std::string> args = {
+          "saturation", flag_name::out, (out / "saturation" / g).string(), "--sigmas",
+          !a.sigmas.empty() ? a.sigmas : (quant ? "1:29" : "1:10"), "--points",
+          std::to_string(a.report_points), "--sentences", std::to_string(a.sequences),
+          flag_name::threads, std::to_string(a.threads), flag_name::device, a.device};
+      for (const Run& r : runs)
+        if (r.task == task && r.arch == arch)
+          args.insert(args.end(), {"--model", (out / "runs" / r.name).string()});
+      jobs.push_back({"saturation " + g, args, out / "logs" / ("saturation-" + g + ".log")});
+    }
+  return jobs;
+}
+
+// table.md: the functions compared over seeds per sigma at the report length, per group
+// (icl::experiment_markdown); report.md and charts/: the shift comparison, as `icl report --dir`
+// regenerates it from the folder (icl/shift_report.h: σ₅₀, error by length, saturation, where
+// wrong predictions point, trained values). Returns both.
 std::string write_report(const IclExperimentArgs& a, const std::vector<std::string>& tasks,
                          const std::vector<std::string>& archs,
                          const std::vector<AttentionVariant>& variants, const std::vector<Run>& runs) {
@@ -203,9 +272,16 @@ std::string write_report(const IclExperimentArgs& a, const std::vector<std::stri
                   [&](const AttentionVariant& v) { return v.label == softmax; })
           ? softmax
           : variants.front().label;
-  const std::string md = icl::experiment_markdown(groups, reference);
-  write_file_atomic(out / "report.md", md);
-  return md;
+  icl::ShiftReportSettings shift;
+  shift.reference = reference;
+  const std::string ssa(attention_function_name(AttentionFunction::ssa));
+  shift.primary = std::any_of(variants.begin(), variants.end(),
+                              [&](const AttentionVariant& v) { return v.label == ssa; })
+                      ? ssa
+                      : reference;
+  const std::string table = icl::experiment_markdown(groups, reference);
+  write_file_atomic(out / "table.md", table);
+  return table + "\n" + icl::write_shift_report(out, shift);
 }
 
 
@@ -250,7 +326,15 @@ std::string run_icl_experiment(IclExperimentArgs a) {
       BB_CHECK(run_job_in_process(e) == JobResult::ok, "{} failed (log: {})", e.name,
                e.log.string());
   } else {
-    run_jobs(evals, a.jobs, count_status("evaluations done", evals.size()));
+    run_jobs(evals, a.jobs, eval_status(evals));
+  }
+  const std::vector<Job> saturations = saturation_jobs(a, tasks, archs, runs);
+  if (world.active()) {
+    for (const Job& e : saturations)
+      BB_CHECK(run_job_in_process(e) == JobResult::ok, "{} failed (log: {})", e.name,
+               e.log.string());
+  } else {
+    run_jobs(saturations, a.jobs, count_status("saturation views done", saturations.size()));
   }
   return write_report(a, tasks, archs, variants, runs);
 }

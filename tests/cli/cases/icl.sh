@@ -110,7 +110,17 @@ check "icl experiment forwards unknown flags to icl train (--batch 4)" \
   grep -q '"batch_size": 4' icl-exp/runs/every-full-ssa-seed2/run.json
 check "icl experiment writes the group's evaluation" test -f icl-exp/eval/every-full/eval.json
 check "icl experiment's report compares ssa with softmax over 3 paired seeds" \
-  grep -Eq '\| 2 \|.*ssa − softmax|(inconclusive|\*\*)' icl-exp/report.md
+  grep -Eq '\| 2 \|.*ssa − softmax|(inconclusive|\*\*)' icl-exp/table.md
+check "icl experiment ends with the shift comparison: σ₅₀, saturation, charts" bash -c \
+  'grep -q "### Primary endpoint: σ₅₀" icl-exp/report.md && grep -q "### Saturation beside the errors (\`saturation/every-full/\`)" icl-exp/report.md \
+   && ls icl-exp/charts/every-full-error-by-sigma.svg icl-exp/saturation/every-full/saturation.json >/dev/null'
+check "icl eval (in the experiment's log) prints its progress in cells with an ETA" \
+  grep -Eq '^[0-9]+/[0-9]+ cells \| .* \| ETA ' icl-exp/logs/eval-every-full.log
+check "icl experiment's status line counts the evaluations' cells" bash -c '
+  "$0" "$@" --out icl-exp 2>&1 >/dev/null | grep -Eq "evaluations done, [0-9]+/[0-9]+ cells \([0-9]+%\)"' "$BB" "${E[@]}"
+cp icl-exp/report.md icl-exp-shift-first.md
+expect_ok "icl report --dir on an icl experiment folder" "$BB" icl report --dir icl-exp
+check "... regenerates the experiment's report.md byte for byte" cmp icl-exp/report.md icl-exp-shift-first.md
 cp icl-exp/report.md icl-exp-report-first.md
 expect_ok "icl experiment rerun (finished runs skipped)" "$BB" "${E[@]}" --out icl-exp
 check "icl experiment rerun: the same report" cmp -s icl-exp/report.md icl-exp-report-first.md
@@ -137,7 +147,8 @@ check "icl experiment: the variant's run is named ssa-n2-frozen and trained with
 import json; c = json.load(open("icl-var/runs/every-full-ssa-n2-frozen-seed1/config.json"))
 flat = json.dumps(c)
 assert "\"ssa_n_init\": 2.0" in flat and "\"ssa_freeze_n\": true" in flat, flat'
-check "icl experiment: its report labels it ssa(n=2 frozen)" grep -q "ssa(n=2 frozen)" icl-var/report.md
+check "icl experiment: its reports label it ssa(n=2 frozen)" bash -c \
+  'grep -q "ssa(n=2 frozen)" icl-var/table.md && grep -q "ssa(n=2 frozen)" icl-var/report.md'
 
 # icl report: a results folder built from the experiment's runs (run.json, config.json,
 # model.safetensors only), its evaluations and saturation, then the report from the folder alone.
