@@ -9,7 +9,7 @@
 // CMake finds the two kernel files by glob and both backends dispatch over every enum value, so a
 // function without its kernel fails to compile (RowKernel<F> / RowMath<F> is incomplete). The
 // softmax family dispatches on LogitTransform, by switches without `default` (built with
-// -Werror=switch). Formulas and references: README.md ("Attention functions").
+// -Werror=switch). Formulas and references: docs/internals.md ("Attention functions").
 #pragma once
 #include <array>
 #include <cstddef>

@@ -1,4 +1,4 @@
-// babyberta: train, probe and compare BabyBERTa-style encoders (see README).
+// babyberta: train, probe and compare BabyBERTa-style encoders (see README.md and docs/).
 #include <fmt/core.h>
 
 #include <cstdio>

@@ -4,7 +4,7 @@
 // logprob or mean_logprob for causal)} and, with --per-token, "logprobs" and "pieces" of the
 // scored tokens (causal: also "surprisal" in bits; the first token, <s>, has none), and with
 // --words "words" and "word_logprobs": each whitespace word with the sum of its pieces'
-// log-probabilities (probing/word_scores.h; no word-boundary correction, README).
+// log-probabilities (probing/word_scores.h; no word-boundary correction, docs/training.md).
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 

@@ -9,7 +9,7 @@
 //     beta 0.9/0.999, eps 1e-8, no weight decay, lr 1e-4, linear warmup then linear decay, clip
 //     1.0, batch 16, HF's LayerNorm eps 1e-12. The script's warmup is 24,000 of 160,000 steps;
 //     the recipe keeps that share, 15% of --steps (24,000 at 160k; 6,000 at 40k), so that a
-//     shorter run still decays (README: "Training recipes").
+//     shorter run still decays (docs/training.md: "Training recipes").
 #pragma once
 #include <cstdint>
 #include <string>

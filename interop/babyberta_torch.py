@@ -3,7 +3,7 @@ PyTorch (no transformers): the one copy used by
   - tests/fixtures/make_reference.py (the PyTorch parity fixtures of the C++ model),
   - modeling_babyberta.py (the transformers classes `babyberta export` bundles), and
   - load_folder() (an exported folder in plain PyTorch).
-Each scoring function is written from its published algorithm (README, "Attention functions"):
+Each scoring function is written from its published algorithm (docs/internals.md, "Attention functions"):
 softmax, ssa (Scaled Signed Averaging), softmax-t, sparsemax (Martins & Astudillo 2016),
 entmax15 (Peters et al. 2019, exact sort-based), sa-softmax (Zheng et al. 2025), cosformer
 (Qin et al. 2022). Padded keys get weight exactly 0 and no gradient.

@@ -1,4 +1,4 @@
-// MPI for the two multi-process modes (README: On a cluster): data-parallel `train` and an
+// MPI for the two multi-process modes (docs/experiments.md: On a cluster): data-parallel `train` and an
 // `experiment` grid spread over ranks. MPI is initialised only when this process was started by
 // mpirun or srun (their environment says so) and the build has MPI (-DBABYBERTA_MPI=ON, the
 // default when CMake finds it); otherwise world() is rank 0 of 1 and nothing here touches MPI.

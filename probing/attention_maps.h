@@ -44,7 +44,7 @@ ModelAttention read_attention(const std::filesystem::path& model_dir,
                               const std::vector<std::string>& sentences, bool keep_scores);
 
 // {"tokens": [...], "weights": [layer][head][query][key]} per sentence, in a JSON object with the
-// model, its label and the number of layers and heads (README: "Attention maps").
+// model, its label and the number of layers and heads (docs/attention-and-saturation.md).
 nlohmann::json attention_json(const ModelAttention& a);
 
 // A grid of heatmaps per sentence (layers down, heads across; token pieces on both axes of the

@@ -52,7 +52,7 @@ std::vector<TrainFlag> make_table() {
        .from_recipe = [](TrainArgs& a, R r) { a.preset = r.preset; }},
       {.flag = flag_name::recipe,
        .help = "Training recipe: babyberta (BabyBERTa's) or ssa-paper (the SSA paper's HF Trainer "
-               "setup); sets every training flag not given (README: Training recipes)",
+               "setup); sets every training flag not given (docs/training.md: Training recipes)",
        .role = math, .field = BB_FIELD(recipe),
        .check = [] { return one_of("recipe", split_list(kRecipeNames, "recipes")); },
        .recorded = [](const TrainArgs& a) { return a.recipe != "babyberta"; }},

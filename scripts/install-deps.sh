@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian bookworm packages babyberta.cpp builds and tests with. OpenBLAS is the
-# OpenMP build, so BLAS and our own loops share one thread pool (see README, Threads); so is
+# OpenMP build, so BLAS and our own loops share one thread pool (see docs/internals.md, Threads); so is
 # oneDNN (libdnnl-dev; its CMake package needs the OpenCL development files). Idempotent:
 # packages already present are skipped, so a second run does no network work.
 set -euo pipefail

@@ -125,7 +125,7 @@ class Model:
         """Per sentence a list of (word, log-probability): each whitespace word with the sum of its
         pieces' log-probabilities under the method (None: the kind's default, as in
         sequence_score), as `score --words`. <s> and </s> are no words (a causal score's </s>
-        stays in sequence_score only); no word-boundary correction (README). surprisal=True:
+        stays in sequence_score only); no word-boundary correction (docs/training.md). surprisal=True:
         (word, log-probability, surprisal in bits) triples."""
         words = self._engine.word_score(_sentences(sentences), self._method(method))
         if not surprisal:

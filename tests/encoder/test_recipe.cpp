@@ -1,5 +1,5 @@
 // Training recipes: every default each recipe sets, pinned (the SSA paper's values from
-// TrainingArguments and DataCollatorForLanguageModeling; README "Training recipes").
+// TrainingArguments and DataCollatorForLanguageModeling; docs/training.md "Training recipes").
 #include <doctest/doctest.h>
 
 #include "common/error.h"

@@ -4,7 +4,7 @@
 //   a_j = s_j c_j,  Z = sum_j a_j,  p_j = a_j / max(Z, 1e-6).
 // Backward: da_j = (g_j - [Z >= 1e-6] sum_k g_k p_k) / max(Z, 1e-6), ds_j = da_j c_j.
 // (The linear-time form: cos(x - y) = cos x cos y + sin x sin y splits the sum into two
-// products of d-dimensional feature sums; README.md, "Attention functions".)
+// products of d-dimensional feature sums; docs/internals.md, "Attention functions".)
 #pragma once
 #include <algorithm>
 #include <cmath>
