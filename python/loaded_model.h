@@ -57,6 +57,8 @@ class LoadedModel {
   std::vector<std::vector<Filled>> fill_mask(const std::string& text, int k);
   // One sentence's attention weights, as the `attention` command reads them (probing/attention_maps.h).
   SentenceAttention attention(const std::string& sentence) const;
+  // The model's tokenizer (encode, decode, pieces by id and ids by piece).
+  const Tokenizer& tokenizer() const { return scorer_.tokenizer(); }
   // Per sentence its ids (with <s>, </s>) and pieces; a one-line error for invalid UTF-8.
   std::vector<std::pair<std::vector<int32_t>, std::vector<std::string>>> encode(
       const std::vector<std::string>& sentences) const;

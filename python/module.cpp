@@ -230,6 +230,25 @@ PYBIND11_MODULE(_babyberta, m) {
       .def("fill_mask", &fill_mask, "text"_a, "k"_a)
       .def("encode", [](const LoadedModel& x, const std::vector<std::string>& sentences) {
         return x.encode(sentences);
+      })
+      // The tokenizer's own calls (Python's Model.tokenizer): ids without <s> </s> added here.
+      .def("decode", [](const LoadedModel& x, const std::vector<int32_t>& ids) {
+        const int V = x.tokenizer().vocab_size();
+        for (size_t i = 0; i < ids.size(); ++i)
+          BB_CHECK(ids[i] >= 0 && ids[i] < V, "decode: ids[{}] is {}, expected 0 to {}", i, ids[i],
+                   V - 1);
+        return x.tokenizer().decode(ids);
+      })
+      .def("piece", [](const LoadedModel& x, int32_t id) {
+        BB_CHECK(id >= 0 && id < x.tokenizer().vocab_size(), "id_to_piece: {} is not an id "
+                 "(expected 0 to {})", id, x.tokenizer().vocab_size() - 1);
+        return x.tokenizer().piece(id);
+      })
+      .def("piece_id", [](const LoadedModel& x, const std::string& piece) {
+        return x.tokenizer().piece_id(piece);
+      })
+      .def_property_readonly("vocab_size", [](const LoadedModel& x) {
+        return x.tokenizer().vocab_size();
       });
   m.def("probe", [](const std::string& model, const std::vector<std::string>& suites,
                     const std::string& out, const std::string& method, const std::string& reduction,

@@ -23,8 +23,8 @@ import warnings as _warnings
 from . import _babyberta as _engine
 from ._babyberta import Error, __version__, blas_info
 
-__all__ = ["Error", "Model", "__version__", "blas_info", "compare", "icl_train", "load", "probe",
-           "saturation", "train"]
+__all__ = ["Error", "Model", "Tokenizer", "__version__", "blas_info", "compare", "icl_train",
+           "load", "perplexity", "probe", "saturation", "train"]
 Error.__module__ = __name__  # shown as babyberta.Error
 
 
@@ -159,10 +159,18 @@ class Model:
             return method
         return "pll" if self.kind == "roberta" else ""
 
+    @property
+    def tokenizer(self):
+        """The model's tokenizer: encode, decode, id_to_piece, piece_to_id, vocab_size, vocab."""
+        return Tokenizer(self._engine)
+
     def attention(self, sentence):
         """(weights, pieces): the attention weights of one sentence as a float32 array [layers,
-        heads, L, L] (query rows, key columns) and its L pieces with <s> and </s>."""
-        return self._engine.attention(sentence)
+        heads, L, L] (query rows, key columns) and its L pieces with <s> and </s>; given a list
+        of sentences, a list of such pairs."""
+        if isinstance(sentence, str):
+            return self._engine.attention(sentence)
+        return [self._engine.attention(s) for s in _sentences(sentence)]
 
     def logits(self, sentences):
         """Per sentence its output logits, a float32 array [L, vocabulary] (rows: <s>, the pieces,
@@ -171,13 +179,63 @@ class Model:
 
     def fill_mask(self, text, k=5):
         """The k most probable tokens at the "<mask>" in `text`, as dicts {token, id,
-        probability}, most probable first; with several masks, one such list per mask."""
-        filled = self._engine.fill_mask(text, k)
-        return filled[0] if len(filled) == 1 else filled
+        probability}, most probable first; with several masks, one such list per mask. Given a
+        list of texts, a list of those results, one per text."""
+        def one(t):
+            filled = self._engine.fill_mask(t, k)
+            return filled[0] if len(filled) == 1 else filled
+        if isinstance(text, str):
+            return one(text)
+        return [one(t) for t in _sentences(text)]
 
     def encode(self, sentences):
         """Per sentence (ids, pieces), with <s> and </s>."""
         return self._engine.encode(_sentences(sentences))
+
+
+class Tokenizer:
+    """A model's tokenizer (Model.tokenizer), the one the model was trained with."""
+
+    def __init__(self, engine):
+        self._engine = engine
+
+    def __repr__(self):
+        return f"babyberta.Tokenizer(vocab_size={self.vocab_size})"
+
+    @property
+    def vocab_size(self):
+        """The number of ids (pieces and special tokens)."""
+        return self._engine.vocab_size
+
+    @property
+    def vocab(self):
+        """{piece: id} over every id."""
+        return {self._engine.piece(i): i for i in range(self._engine.vocab_size)}
+
+    def encode(self, text):
+        """The ids of `text` with <s> and </s> (as the model sees it); a list of texts: a list of
+        id lists."""
+        if isinstance(text, str):
+            return self._engine.encode([text])[0][0]
+        return [ids for ids, _ in self._engine.encode(_sentences(text))]
+
+    def tokenize(self, text):
+        """The pieces of `text` with <s> and </s>; a list of texts: a list of piece lists."""
+        if isinstance(text, str):
+            return self._engine.encode([text])[0][1]
+        return [pieces for _, pieces in self._engine.encode(_sentences(text))]
+
+    def decode(self, ids):
+        """The text of `ids`, special tokens dropped."""
+        return self._engine.decode([int(i) for i in ids])
+
+    def id_to_piece(self, id):
+        """The piece of one id."""
+        return self._engine.piece(int(id))
+
+    def piece_to_id(self, piece):
+        """The id of one piece (the <unk> id for a piece not in the vocabulary)."""
+        return self._engine.piece_id(piece)
 
 
 def load(run_dir, device="cpu", threads=1, precision="fp32"):
@@ -203,9 +261,9 @@ def perplexity(model, texts=(), good_of=(), dev_of=(), threads=None, device="cpu
                               threads, device, precision)
 
 
-def probe(model, suite, method=None, reduction=None, tie_rule="half",
+def probe(model, suite=None, method=None, reduction=None, tie_rule="half",
           pairs_per_paradigm=None, out=None, threads=None, device="cpu", header=None,
-          precision="fp32"):
+          precision="fp32", pairs=None):
     """Scores a suite's minimal pairs as `babyberta probe` does; returns the result it writes (F.json
     as a dict) with its pairs (F.pairs.jsonl) under "pairs" and the notes `probe` prints (a header
     row read, keys ignored) under "notes", each also issued as a UserWarning. `method`: None for the
@@ -213,9 +271,36 @@ def probe(model, suite, method=None, reduction=None, tie_rule="half",
     model directory; `suite`: a suite path or a list of them; `out`: where to write the files
     (default: nowhere); `header`: a .tsv/.csv/.jsonl's first row: None detects it (a row that
     looks like a header but names no good and bad column raises babyberta.Error), True is
-    `--header`, False `--no-header`; `precision`: "fp32" or "bf16" (as `load`)."""
+    `--header`, False `--no-header`; `precision`: "fp32" or "bf16" (as `load`). `pairs`: instead
+    of a suite, minimal pairs in memory, (good, bad) or (good, bad, paradigm) tuples (paradigm
+    default "pairs"); result["pairs"] then holds one row per pair, in order, ready for
+    pandas.DataFrame."""
     if header not in (None, True, False):
         raise TypeError("header: expected None (detect), True or False")
+    if (suite is None) == (pairs is None):
+        raise TypeError("probe: give a suite or pairs=[(good, bad), ...], not both")
+    if pairs is not None:
+        rows = []
+        for i, p in enumerate(pairs):
+            if isinstance(p, str) or len(p) not in (2, 3) or not all(isinstance(x, str) for x in p):
+                raise TypeError(f"pairs[{i}]: expected (good, bad) or (good, bad, paradigm) strings")
+            for x in p:
+                if "\t" in x or "\n" in x:
+                    raise Error(f"pairs[{i}]: a tab or a line break inside a sentence")
+            rows.append("\t".join((p[0], p[1], p[2] if len(p) == 3 else "pairs")))
+        with _tempfile.TemporaryDirectory() as scratch:
+            table = _pathlib.Path(scratch) / "pairs.tsv"
+            table.write_text("".join(r + "\n" for r in rows))  # good, bad, paradigm by position
+            result = probe(model, str(table), method, reduction, tie_rule, pairs_per_paradigm, out,
+                           threads, device, False, precision)
+        # back in the order given: each paradigm's pairs are indexed in input order
+        position, seen = {}, {}
+        for i, r in enumerate(rows):
+            paradigm = r.rsplit("\t", 1)[1]
+            position[(paradigm, seen.get(paradigm, 0))] = i
+            seen[paradigm] = seen.get(paradigm, 0) + 1
+        result["pairs"].sort(key=lambda row: position[(row["paradigm"], row["index"])])
+        return result
     model_dir = model.path if isinstance(model, Model) else model
     if threads is None:
         threads = model._engine.threads if isinstance(model, Model) else 1

@@ -171,7 +171,7 @@ def test_an_exported_folder_is_refused_saying_what_it_is(model_dir, binary, tmp_
 
 def test_the_namespace_repr_and_threads_are_pythonic(model_dir):
     public = {n for n in dir(babyberta) if not n.startswith("_")}
-    assert public == {"Error", "Model", "blas_info", "compare", "icl_train", "load",
+    assert public == {"Error", "Model", "Tokenizer", "blas_info", "compare", "icl_train", "load",
                       "perplexity", "probe", "saturation", "train"}, public  # no csv, difflib, json, os, ...
     assert babyberta.__version__
     m = babyberta.load(model_dir, threads=1)
