@@ -28,7 +28,8 @@ void run_job(const std::vector<std::string>& args) {
   app.require_subcommand(1);
   add_probe(app);
   add_tokenizer(app);
-  add_icl(app);  // icl train and icl eval jobs of `icl experiment`
+  add_icl(app);         // icl train and icl eval jobs of `icl experiment`
+  add_saturation(app);  // and its saturation views
   std::vector<std::string> rev(args.rbegin(), args.rend());
   app.parse(rev);
 }

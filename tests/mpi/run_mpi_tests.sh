@@ -155,6 +155,8 @@ I=(icl experiment --attention softmax,ssa --seeds 3 --steps 6 --points-every 2 -
 check "icl experiment: both ranks trained runs" grep -q "on rank 1" icl-ranks.err
 check "icl experiment: the report under -np 2 equals the one without MPI" \
   diff icl-plain/report.md icl-ranks/report.md
+check "icl experiment: so do its per-sigma table and its saturation views (rank 0, in process)" \
+  bash -c 'diff icl-plain/table.md icl-ranks/table.md && diff icl-plain/saturation/every-full/saturation.json icl-ranks/saturation/every-full/saturation.json'
 
 echo
 echo "$PASSED passed, $FAILED failed"

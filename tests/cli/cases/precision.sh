@@ -65,5 +65,5 @@ expect_ok "icl train --precision bf16" "$BB" icl train --preset icl-tiny --batch
 check "icl bf16: run.json's train settings record it" /usr/bin/python3 -c '
 import json; assert json.load(open("icl16/run.json"))["train"]["precision"] == "bf16"'
 expect_fail "icl bf16: resumed in fp32 names the setting" "train.precision: run.json \"?bf16\"?, now \(not set\)" \
-  "$BB" icl train --preset icl-tiny --batch 4 --points-start 3 --points-end 5 --steps 6 \
-  --checkpoint-every 2 --out icl16 --quiet
+  "$BB" icl train --preset icl-tiny --batch 4 --points-start 3 --points-end 5 --steps 4 \
+  --extend-to 6 --checkpoint-every 2 --out icl16 --quiet
