@@ -7,6 +7,7 @@
 
 #include "backend/threads.h"
 #include "cli/commands.h"
+#include "cli/compute_options.h"
 #include "common/flag_names.h"
 #include "training/flag_ranges.h"
 #include "common/error.h"
@@ -57,9 +58,7 @@ void add_attention(CLI::App& app) {
   cmd->add_option(flag_name::seed, a->seed, "ICL models: seed of the sequences")
       ->check(count_in(0, kMaxSeed))
       ->capture_default_str();
-  cmd->add_option(flag_name::threads, a->threads, "Compute threads")
-      ->transform(thread_count())
-      ->capture_default_str();
+  add_threads_option(cmd, a->threads);
   cmd->callback([a] {
     set_threads(a->threads);
     const ModelKindSpec& k = require_model_kind(a->model, ModelCommand::attention);

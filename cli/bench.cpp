@@ -24,6 +24,7 @@
 #include "backend/ops.h"
 #include "backend/precision.h"
 #include "cli/commands.h"
+#include "cli/compute_options.h"
 #include "common/flag_names.h"
 #include "runs/train_run.h"
 #include "cli/bench_gemm.h"
@@ -290,9 +291,7 @@ void add_bench(CLI::App& app) {
   cmd->add_option(flag_name::attention, a->attention, attention_function_help())
       ->check(one_of("attention function", attention_function_name_list()))
       ->capture_default_str();
-  cmd->add_option(flag_name::threads, a->threads, "Compute threads")
-      ->transform(thread_count())
-      ->capture_default_str();
+  add_threads_option(cmd, a->threads);
   cmd->add_option(flag_name::device, a->device, "cpu or cuda (train, score, gemm)")->capture_default_str();
   cmd->add_option("--batch-tokens", a->batch_tokens,
                   "Tokens per scoring batch (score; 0: the device's default, CPU 512, CUDA 8192)")

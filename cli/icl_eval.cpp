@@ -6,6 +6,7 @@
 
 #include "backend/threads.h"
 #include "cli/commands.h"
+#include "cli/compute_options.h"
 #include "models/model_kind.h"
 #include "common/flag_names.h"
 #include "training/flag_ranges.h"
@@ -159,8 +160,7 @@ void add_icl_eval(CLI::App& icl_cmd) {
                 "torch.manual_seed(100 i + 10 j) (overlapping sequences); linear: 100 functions "
                 "per cell from manual_seed(sigma_fn), as testoverxandy.py (the notebook's "
                 "protocol: --lengths 40 --sigmas 1 --sigma-fn 1:10 --from-point 3)");
-  cmd->add_option(flag_name::threads, a->threads, "Compute threads")->transform(thread_count())
-      ->capture_default_str();
+  add_threads_option(cmd, a->threads);
   cmd->add_option(flag_name::device, a->device, "cpu or cuda")->capture_default_str();
   cmd->callback([a] { run(*a); });
 }

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/compute_options.h"
 #include "common/flag_names.h"
 #include "runs/perplexity_run.h"
 #include "training/flag_ranges.h"
@@ -25,13 +26,7 @@ void add_perplexity(CLI::App& app) {
   cmd->add_option("--dev-of", a->dev_of,
                   "A train run: its own dev split, rebuilt from its run.json (repeatable)");
   cmd->add_option(flag_name::out, a->out, "Results JSON");
-  cmd->add_option(flag_name::threads, a->threads, "Compute threads")
-      ->transform(thread_count())
-      ->capture_default_str();
-  cmd->add_option(flag_name::device, a->device, "cpu or cuda")->capture_default_str();
-  cmd->add_option(flag_name::precision, a->precision, training::kPrecisionHelp)
-      ->check(one_of("precision", {"fp32", "bf16"}))
-      ->capture_default_str();
+  add_compute_options(cmd, a->threads, a->device, a->precision);
   cmd->callback([a] {
     const auto result = run_perplexity(*a);
     fmt::print("{} of {} ({} model, method {})\n", result["measure"].get<std::string>(),

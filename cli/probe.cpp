@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/compute_options.h"
 #include "common/flag_names.h"
 #include "training/precision_flag.h"
 #include "training/flag_ranges.h"
@@ -53,13 +54,7 @@ void add_probe(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--order", a->order, "Zorro pair order: bad-first (odd lines ungrammatical) "
                                        "or good-first")->capture_default_str();
-  cmd->add_option(flag_name::threads, a->threads, "Compute threads")
-      ->transform(thread_count())
-      ->capture_default_str();
-  cmd->add_option(flag_name::device, a->device, "cpu or cuda")->capture_default_str();
-  cmd->add_option(flag_name::precision, a->precision, training::kPrecisionHelp)
-      ->check(one_of("precision", {"fp32", "bf16"}))
-      ->capture_default_str();
+  add_compute_options(cmd, a->threads, a->device, a->precision);
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
                   "Score only the first N pairs of each paradigm (0: all; 0 to 1,000,000,000)")
       ->check(count_in(0, 1000000000))

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/compute_options.h"
 #include "common/flag_names.h"
 #include "training/flag_ranges.h"
 #include "runs/saturation_run.h"
@@ -50,9 +51,7 @@ void add_saturation(CLI::App& app) {
       ->check(count_in(1, 256))
       ->capture_default_str();
   cmd->add_option(flag_name::device, a->device, "ICL models: cpu or cuda")->capture_default_str();
-  cmd->add_option(flag_name::threads, a->threads, "Compute threads")
-      ->transform(thread_count())
-      ->capture_default_str();
+  add_threads_option(cmd, a->threads);
   cmd->callback([a] { fmt::print("{}", run_saturation(*a)); });
 }
 

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/compute_options.h"
 #include "models/model_kind.h"
 #include "backend/threads.h"
 #include "common/flag_names.h"
@@ -44,13 +45,7 @@ void add_score(CLI::App& app) {
                 "log-probabilities (word_logprobs); no word-boundary correction");
   cmd->add_flag("--per-token", a->per_token,
                 "Also print each scored token's log-probability (logprobs) and piece (pieces)");
-  cmd->add_option(flag_name::threads, a->threads, "Compute threads")
-      ->transform(thread_count())
-      ->capture_default_str();
-  cmd->add_option(flag_name::device, a->device, "cpu or cuda")->capture_default_str();
-  cmd->add_option(flag_name::precision, a->precision, training::kPrecisionHelp)
-      ->check(one_of("precision", {"fp32", "bf16"}))
-      ->capture_default_str();
+  add_compute_options(cmd, a->threads, a->device, a->precision);
   cmd->callback([a] {
     set_threads(a->threads);
     const Device device = usable_device(a->device);
