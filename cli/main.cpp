@@ -1,4 +1,5 @@
-// babyberta: train, probe and compare BabyBERTa-style encoders (see README.md and docs/).
+// babyberta: train, probe and compare BabyBERTa-style encoders and GPT-2-style causal LMs (see
+// README.md and docs/).
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -52,8 +53,8 @@ int main(int argc, char** argv) {
     return bb::cli::report_error("error: " + bad, 1);  // else SIGILL at the first product
   const bb::mpi::FinalizeAtExit mpi_finalize;  // MPI starts later, only under mpirun or srun
   CLI::App app{
-      "babyberta.cpp: BabyBERTa-style masked language models with a switchable attention "
-      "function (" +
+      "babyberta.cpp: BabyBERTa-style masked and GPT-2-style causal language models with a "
+      "switchable attention function (" +
       bb::attention_function_names() + ")"};
   app.require_subcommand(1);
   app.get_formatter()->column_width(36);
