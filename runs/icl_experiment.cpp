@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string_view>
 
 #include "backend/device.h"
@@ -205,26 +206,38 @@ JobsStatus eval_status(const std::vector<Job>& evals) {
   };
 }
 
+// One job per (task, architecture) group: `job` gives its name, arguments and log from the task,
+// architecture and group name; the group's runs are appended as --model arguments.
+std::vector<Job> group_jobs(
+    const IclExperimentArgs& a, const std::vector<std::string>& tasks,
+    const std::vector<std::string>& archs, const std::vector<Run>& runs,
+    const std::function<Job(const std::string& task, const std::string& arch, const std::string& g)>& job) {
+  std::vector<Job> jobs;
+  for (const auto& task : tasks)
+    for (const auto& arch : archs) {
+      Job j = job(task, arch, group_name(task, arch));
+      for (const Run& r : runs)
+        if (r.task == task && r.arch == arch)
+          j.args.insert(j.args.end(), {"--model", (fs::path(a.out) / "runs" / r.name).string()});
+      jobs.push_back(std::move(j));
+    }
+  return jobs;
+}
+
 // One `icl eval` job per (task, architecture) group over its runs.
 std::vector<Job> eval_jobs(const IclExperimentArgs& a, const std::vector<std::string>& tasks,
                            const std::vector<std::string>& archs, const std::vector<Run>& runs) {
-  std::vector<Job> evals;
   const fs::path out = a.out;
-  for (const auto& task : tasks)
-    for (const auto& arch : archs) {
-      const std::string g = group_name(task, arch);
-      std::vector<std::string> args = {"icl", "eval", flag_name::out, (out / "eval" / g).string(),
-                                       "--sequences", std::to_string(a.sequences), flag_name::threads,
-                                       std::to_string(a.threads), flag_name::device, a.device};
-      for (const Run& r : runs)
-        if (r.task == task && r.arch == arch)
-          args.insert(args.end(), {"--model", (out / "runs" / r.name).string()});
-      for (const auto& [flag, v] : {std::pair{"--lengths", a.lengths}, {"--sigmas", a.sigmas},
-                                    {flag_name::sigma_fn, a.sigma_fn}})
-        if (!v.empty()) args.insert(args.end(), {flag, v});
-      evals.push_back({"eval " + g, args, out / "logs" / ("eval-" + g + ".log")});
-    }
-  return evals;
+  return group_jobs(a, tasks, archs, runs, [&](const std::string&, const std::string&,
+                                               const std::string& g) {
+    std::vector<std::string> args = {"icl", "eval", flag_name::out, (out / "eval" / g).string(),
+                                     "--sequences", std::to_string(a.sequences), flag_name::threads,
+                                     std::to_string(a.threads), flag_name::device, a.device};
+    for (const auto& [flag, v] : {std::pair{"--lengths", a.lengths}, {"--sigmas", a.sigmas},
+                                  {flag_name::sigma_fn, a.sigma_fn}})
+      if (!v.empty()) args.insert(args.end(), {flag, v});
+    return Job{"eval " + g, args, out / "logs" / ("eval-" + g + ".log")};
+  });
 }
 
 // One `saturation` job per (task, architecture) group over its runs: saturation/GROUP/, the
@@ -232,23 +245,17 @@ std::vector<Job> eval_jobs(const IclExperimentArgs& a, const std::vector<std::st
 // length; its sequences per sigma).
 std::vector<Job> saturation_jobs(const IclExperimentArgs& a, const std::vector<std::string>& tasks,
                                  const std::vector<std::string>& archs, const std::vector<Run>& runs) {
-  std::vector<Job> jobs;
   const fs::path out = a.out;
-  for (const auto& task : tasks)
-    for (const auto& arch : archs) {
-      const std::string g = group_name(task, arch);
-      const bool quant = icl::is_quantification(icl::parse_task(task));
-      std::vector<std::string> args = {
-          "saturation", flag_name::out, (out / "saturation" / g).string(), "--sigmas",
-          !a.sigmas.empty() ? a.sigmas : (quant ? "1:29" : "1:10"), "--points",
-          std::to_string(a.report_points), "--sentences", std::to_string(a.sequences),
-          flag_name::threads, std::to_string(a.threads), flag_name::device, a.device};
-      for (const Run& r : runs)
-        if (r.task == task && r.arch == arch)
-          args.insert(args.end(), {"--model", (out / "runs" / r.name).string()});
-      jobs.push_back({"saturation " + g, args, out / "logs" / ("saturation-" + g + ".log")});
-    }
-  return jobs;
+  return group_jobs(a, tasks, archs, runs, [&](const std::string& task, const std::string&,
+                                               const std::string& g) {
+    const bool quant = icl::is_quantification(icl::parse_task(task));
+    std::vector<std::string> args = {
+        "saturation", flag_name::out, (out / "saturation" / g).string(), "--sigmas",
+        !a.sigmas.empty() ? a.sigmas : (quant ? "1:29" : "1:10"), "--points",
+        std::to_string(a.report_points), "--sentences", std::to_string(a.sequences),
+        flag_name::threads, std::to_string(a.threads), flag_name::device, a.device};
+    return Job{"saturation " + g, args, out / "logs" / ("saturation-" + g + ".log")};
+  });
 }
 
 // table.md: the functions compared over seeds per sigma at the report length, per group
