@@ -7,7 +7,6 @@
 
 #ifdef BABYBERTA_HAVE_ONEDNN
 #include <map>
-#include <mutex>
 #include <tuple>
 
 #include "backend/cpu/onednn_context.h"
@@ -42,22 +41,25 @@ dnnl::matmul::primitive_desc plan(bool ta, bool tb, int M, int N, int K, int lda
           attr, cpu_engine()};
 }
 
+// A cached product with its three memory objects, which each call points at its buffers
+// (set_data_handle: creating three memory objects per product cost more than the ITT markers).
 struct Kernel {
   dnnl::matmul matmul;
-  memory::desc a, b, c;
+  memory a, b, c;
 };
 using Key = std::tuple<bool, bool, int, int, int, int, int, int, bool, int>;
 
-const Kernel& kernel(const Key& key) {
-  static std::mutex mutex;
-  static std::map<Key, Kernel> cache;
-  const std::lock_guard<std::mutex> lock(mutex);
+// One cache per thread (products also run inside parallel regions, and a memory object is only
+// safe to re-point from one thread): no lock on the step's path.
+Kernel& kernel(const Key& key) {
+  thread_local std::map<Key, Kernel> cache;
   auto it = cache.find(key);
   if (it == cache.end()) {
     const auto [ta, tb, M, N, K, lda, ldb, ldc, acc, threads] = key;
     const auto pd = plan(ta, tb, M, N, K, lda, ldb, acc, ldc);
-    it = cache.emplace(key, Kernel{dnnl::matmul(pd), pd.src_desc(), pd.weights_desc(),
-                                   pd.dst_desc()}).first;
+    it = cache.emplace(key, Kernel{dnnl::matmul(pd), memory(pd.src_desc(), cpu_engine(), nullptr),
+                                   memory(pd.weights_desc(), cpu_engine(), nullptr),
+                                   memory(pd.dst_desc(), cpu_engine(), nullptr)}).first;
   }
   return it->second;
 }
@@ -78,12 +80,13 @@ void gemm_bf16(bool ta, bool tb, int M, int N, int K, const uint16_t* A, int lda
   if (M == 0 || N == 0) return;
   keep_fp32_strict();
   try {
-    const Kernel& k = kernel({ta, tb, M, N, K, lda, ldb, ldc, accumulate, threads_here()});
+    Kernel& k = kernel({ta, tb, M, N, K, lda, ldb, ldc, accumulate, threads_here()});
     // oneDNN takes non-const handles; it only reads A and B.
-    memory a(k.a, cpu_engine(), const_cast<uint16_t*>(A));
-    memory b(k.b, cpu_engine(), const_cast<uint16_t*>(B));
-    memory c(k.c, cpu_engine(), C);
-    k.matmul.execute(thread_stream(), {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
+    k.a.set_data_handle(const_cast<uint16_t*>(A));
+    k.b.set_data_handle(const_cast<uint16_t*>(B));
+    k.c.set_data_handle(C);
+    k.matmul.execute(thread_stream(),
+                     {{DNNL_ARG_SRC, k.a}, {DNNL_ARG_WEIGHTS, k.b}, {DNNL_ARG_DST, k.c}});
     thread_stream().wait();
   } catch (const dnnl::error& e) {
     fail("oneDNN bf16 matmul failed on a {}x{}x{} product: {}", M, N, K, e.what());

@@ -3,12 +3,14 @@
 // same bf16-rounded inputs. Each product of two bf16 values is exact in fp32, so the only error
 // left is fp32 accumulation: the bound is fp32's, not bf16's. Skipped where the CPU has no bf16.
 #include <doctest/doctest.h>
+#include <omp.h>
 
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "backend/cpu/bf16_gemm.h"
 #include "backend/frozen_linear.h"
 #include "backend/ops.h"
 #include "backend/precision.h"
@@ -61,6 +63,63 @@ TEST_CASE("to_bf16 rounds to nearest, ties to even, and keeps NaN, infinities an
   // the largest finite float rounds to infinity, as round-to-nearest says
   CHECK(to_bf16(std::numeric_limits<float>::max()) == 0x7f80);
   for (float x : {0.f, 1e-3f, 3.14159f, -65504.f, 1e30f}) CHECK(round_bf16(round_bf16(x)) == round_bf16(x));
+}
+
+TEST_CASE("to_bf16 over a buffer: the scalar rule at every length, below and above the parallel cut") {
+  // Lengths around the vector width and both sides of the 65,536 at which the cast goes parallel
+  // (below it, it once ran one value at a time: same bits, so only this and bench could tell).
+  for (const int64_t n : {int64_t(1), int64_t(15), int64_t(17), int64_t(36864), int64_t(65537),
+                          int64_t(70001)}) {
+    CAPTURE(n);
+    std::vector<float> x = random_floats(n, 21);
+    x[0] = std::numeric_limits<float>::quiet_NaN();
+    if (n > 3) {
+      x[1] = -std::numeric_limits<float>::infinity();
+      x[2] = 1.0f + std::ldexp(1.0f, -8);  // a tie: to even
+      x[3] = std::bit_cast<float>(0xff800001u);  // a signalling NaN with its sign
+    }
+    std::vector<uint16_t> got(static_cast<size_t>(n));
+    to_bf16(got.data(), x.data(), n);
+    bool same = true;
+    for (int64_t i = 0; i < n; ++i) same &= got[size_t(i)] == to_bf16(x[size_t(i)]);
+    CHECK(same);
+  }
+}
+
+TEST_CASE("bf16 products from several threads at once: each thread's cached kernels, the same bits") {
+  if (!have_bf16()) return;
+  // Products also run inside parallel regions (one thread each); every thread keeps its own
+  // kernels and memory objects. Three shapes, each computed by every thread four times.
+  struct Shape {
+    int M, N, K;
+  };
+  const Shape shapes[] = {{145, 256, 1024}, {7, 768, 256}, {64, 192, 64}};
+  std::vector<std::vector<uint16_t>> A, B;
+  std::vector<std::vector<float>> serial;
+  for (int s = 0; s < 3; ++s) {
+    const auto [M, N, K] = shapes[s];
+    const auto a = random_floats(int64_t(M) * K, 30 + s), b = random_floats(int64_t(K) * N, 40 + s);
+    A.emplace_back(a.size()), B.emplace_back(b.size());
+    to_bf16(A.back().data(), a.data(), int64_t(a.size()));
+    to_bf16(B.back().data(), b.data(), int64_t(b.size()));
+    serial.emplace_back(size_t(M) * N, 0.f);
+    bb::cpu::gemm_bf16(false, false, M, N, K, A[s].data(), K, B[s].data(), N, false,
+                       serial.back().data(), N);
+  }
+  constexpr int kThreads = 4;
+  std::vector<std::vector<float>> got(kThreads * 12);
+#pragma omp parallel for num_threads(kThreads) schedule(static, 1)
+  for (int job = 0; job < kThreads * 12; ++job) {
+    const int s = job % 3;
+    const auto [M, N, K] = shapes[s];
+    got[size_t(job)].assign(size_t(M) * N, 0.f);
+    bb::cpu::gemm_bf16(false, false, M, N, K, A[s].data(), K, B[s].data(), N, false,
+                       got[size_t(job)].data(), N);
+  }
+  for (int job = 0; job < kThreads * 12; ++job) {
+    CAPTURE(job);
+    CHECK(got[size_t(job)] == serial[size_t(job % 3)]);
+  }
 }
 
 TEST_CASE("bf16 linear layers: forward, input and weight gradients, frozen, against double") {
