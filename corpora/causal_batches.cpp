@@ -5,6 +5,7 @@
 
 #include "corpora/next_token_rows.h"
 #include "common/error.h"
+#include "corpora/length_buckets.h"
 #include "corpora/shuffle.h"
 
 namespace bb {
@@ -43,23 +44,9 @@ void CausalBatches::build_epoch(int64_t epoch) {
     epoch_ = epoch;
     return;
   }
-  const int64_t chunk = int64_t(opt_.batch_size) * opt_.bucket_batches;
-  for (int64_t s = 0; s < n; s += chunk) {
-    const auto b = order.begin() + s, e = order.begin() + std::min(n, s + chunk);
-    std::stable_sort(b, e, [&](uint32_t x, uint32_t y) {
-      return corpus_.length(x) < corpus_.length(y);
-    });
-  }
-  std::vector<int64_t> starts;
-  for (int64_t s = 0; s < n; s += opt_.batch_size) starts.push_back(s);
-  philox_shuffle(starts, rng, uint64_t(epoch) * 2 + 1);
-  order_.clear();
-  order_.reserve(order.size());
-  for (int64_t s : starts) {
-    epoch_batches_.push_back(int64_t(order_.size()));
-    order_.insert(order_.end(), order.begin() + s,
-                  order.begin() + std::min(n, s + opt_.batch_size));
-  }
+  bucket_into_batches(order, epoch_batches_, [&](uint32_t u) { return corpus_.length(u); },
+                      opt_.batch_size, opt_.bucket_batches, rng, uint64_t(epoch) * 2 + 1);
+  order_.swap(order);
   epoch_ = epoch;
 }
 
@@ -98,22 +85,8 @@ void CausalBatches::batch(int64_t step, Batch& out) {
 double CausalBatches::padding_fraction(int64_t epoch) {
   build_epoch(epoch);
   if (opt_.packing == Packing::packed) return 0;  // blocks are full but for the epoch's last
-  double pad = 0, total = 0;
-  for (size_t k = 0; k < epoch_batches_.size(); ++k) {
-    const int64_t b = epoch_batches_[k];
-    const int64_t e =
-        k + 1 < epoch_batches_.size() ? epoch_batches_[k + 1] : int64_t(order_.size());
-    int longest = 0;
-    int64_t tokens = 0;
-    for (int64_t i = b; i < e; ++i) {
-      const int L = corpus_.length(order_[size_t(i)]);
-      longest = std::max(longest, L);
-      tokens += L;
-    }
-    pad += double((e - b) * longest - tokens);
-    total += double((e - b) * longest);
-  }
-  return pad / total;
+  return bucket_padding_fraction(order_, epoch_batches_,
+                                 [&](uint32_t u) { return corpus_.length(u); });
 }
 
 }  // namespace bb

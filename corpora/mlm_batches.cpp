@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "common/error.h"
+#include "corpora/length_buckets.h"
 #include "corpora/shuffle.h"
 
 namespace bb {
@@ -25,26 +26,9 @@ void MlmBatches::build_epoch(int64_t epoch) {
   std::iota(order_.begin(), order_.end(), 0u);
   philox_shuffle(order_, rng, uint64_t(epoch) * 2);
   const int P = std::max(1, opt_.mask_patterns);
-  const int64_t chunk = int64_t(opt_.batch_size) * opt_.bucket_batches;
-  for (int64_t s = 0; s < items_; s += chunk) {
-    const auto b = order_.begin() + s, e = order_.begin() + std::min(items_, s + chunk);
-    std::stable_sort(b, e, [&](uint32_t x, uint32_t y) {
-      return corpus_.length(x / P) < corpus_.length(y / P);
-    });
-  }
-  std::vector<int64_t> starts;
-  for (int64_t s = 0; s < items_; s += opt_.batch_size) starts.push_back(s);
-  philox_shuffle(starts, rng, uint64_t(epoch) * 2 + 1);
-  // Materialise the batch order so each batch's items are contiguous.
-  std::vector<uint32_t> ordered;
-  ordered.reserve(items_);
-  epoch_batches_.clear();
-  for (int64_t s : starts) {
-    epoch_batches_.push_back(int64_t(ordered.size()));
-    const int64_t e = std::min(items_, s + opt_.batch_size);
-    ordered.insert(ordered.end(), order_.begin() + s, order_.begin() + e);
-  }
-  order_.swap(ordered);
+  bucket_into_batches(
+      order_, epoch_batches_, [&](uint32_t item) { return corpus_.length(item / P); },
+      opt_.batch_size, opt_.bucket_batches, rng, uint64_t(epoch) * 2 + 1);
   epoch_ = epoch;
 }
 
@@ -75,21 +59,8 @@ void MlmBatches::batch(int64_t step, Batch& out) {
 double MlmBatches::padding_fraction(int64_t epoch) {
   build_epoch(epoch);
   const int P = std::max(1, opt_.mask_patterns);
-  double pad = 0, total = 0;
-  for (size_t k = 0; k < epoch_batches_.size(); ++k) {
-    const int64_t b = epoch_batches_[k];
-    const int64_t e = k + 1 < epoch_batches_.size() ? epoch_batches_[k + 1] : items_;
-    int longest = 0;
-    int64_t tokens = 0;
-    for (int64_t i = b; i < e; ++i) {
-      const int L = corpus_.length(order_[i] / P);
-      longest = std::max(longest, L);
-      tokens += L;
-    }
-    pad += double((e - b) * longest - tokens);
-    total += double((e - b) * longest);
-  }
-  return pad / total;
+  return bucket_padding_fraction(order_, epoch_batches_,
+                                 [&](uint32_t item) { return corpus_.length(item / P); });
 }
 
 }  // namespace bb
