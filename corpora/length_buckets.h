@@ -1,9 +1,8 @@
-// Length-bucketed batches (the masked LM's and the causal LM's
-// one-utterance-per-sequence batching): items in an epoch's shuffled order are
-// cut into chunks of batch_size x bucket_batches, each chunk sorted by length
-// (stable), cut into batches of batch_size, and the batches shuffled; short and
-// long utterances then rarely share a batch (little padding) while the epoch
-// stays a shuffled pass. A pure function of the order and the Philox stream.
+// Length-bucketed batches (the masked LM's and the causal LM's one-utterance-per-sequence
+// batching): items in an epoch's shuffled order are cut into chunks of batch_size x
+// bucket_batches, each chunk sorted by length (stable), cut into batches of batch_size, and the
+// batches shuffled; short and long utterances then rarely share a batch (little padding) while the
+// epoch stays a shuffled pass. A pure function of the order and the Philox stream.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -38,8 +37,7 @@ void bucket_into_batches(std::vector<uint32_t>& order, std::vector<int64_t>& bat
   order.swap(ordered);
 }
 
-// Mean over the batches of pad / (batch size x longest) had each been padded to
-// its longest.
+// Mean over the batches of pad / (batch size x longest) had each been padded to its longest.
 template <typename Length>
 double bucket_padding_fraction(const std::vector<uint32_t>& order,
                                const std::vector<int64_t>& batch_starts, const Length& length) {
