@@ -3,7 +3,6 @@
 // as DIR/perplexity.md and DIR/perplexity.csv and printed.
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <filesystem>
 
 #include "cli/commands.h"
@@ -27,11 +26,8 @@ std::vector<fs::path> perplexity_files(const std::vector<std::string>& given) {
       out.emplace_back(g);
       continue;
     }
-    std::vector<fs::path> in_dir;
-    for (const auto& e : fs::directory_iterator(g))
-      if (e.is_regular_file() && e.path().extension() == ".json") in_dir.push_back(e.path());
+    const std::vector<fs::path> in_dir = files_ending_with(g, ".json");
     BB_CHECK(!in_dir.empty(), "{}: a directory without .json files", g);
-    std::sort(in_dir.begin(), in_dir.end());
     out.insert(out.end(), in_dir.begin(), in_dir.end());
   }
   return out;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -139,6 +140,17 @@ void replace_directory(const fs::path& tmp, const fs::path& dst) {
 
 bool is_temporary_name(const std::string& name) {
   return std::regex_match(name, temporary_pattern());
+}
+
+std::vector<fs::path> files_ending_with(const fs::path& dir, std::string_view suffix,
+                                        const std::function<bool(const fs::path&)>& skip) {
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().filename().string().ends_with(suffix) &&
+        !(skip && skip(e.path())))
+      found.push_back(e.path());
+  std::sort(found.begin(), found.end());
+  return found;
 }
 
 int remove_stale_temporaries(const fs::path& dir) {

@@ -6,8 +6,10 @@
 // crashed process left behind.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bb {
 
@@ -21,6 +23,11 @@ void replace_directory(const std::filesystem::path& tmp, const std::filesystem::
 
 // Whether `name` is one of our temporary names (NAME.tmp.PID or NAME.old.PID).
 bool is_temporary_name(const std::string& name);
+// The regular files in `dir` whose name ends with `suffix` (".json"), sorted by path, less those
+// `skip` names; for commands that take a directory to stand for its files.
+std::vector<std::filesystem::path> files_ending_with(
+    const std::filesystem::path& dir, std::string_view suffix,
+    const std::function<bool(const std::filesystem::path&)>& skip = {});
 // Removes the temporaries in `dir` (not recursive) whose process is gone: NAME.tmp.PID files and
 // directories; NAME.old.PID is removed when NAME exists and renamed back to NAME when it does not
 // (a crash between moving NAME aside and renaming its replacement in). A missing `dir` is fine.

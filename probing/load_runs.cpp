@@ -147,13 +147,9 @@ void add_result_files(const fs::path& path, std::vector<fs::path>& out) {
     if (!settings_file(path)) out.push_back(path);
     return;
   }
-  std::vector<fs::path> found;
-  for (const auto& e : fs::directory_iterator(path))
-    if (e.is_regular_file() && e.path().extension() == ".json" && !settings_file(e.path()))
-      found.push_back(e.path());
+  const std::vector<fs::path> found = files_ending_with(path, ".json", settings_file);
   BB_CHECK(!found.empty(), "{}: a directory without result .json files (expected probe results)",
            name);
-  std::sort(found.begin(), found.end());
   out.insert(out.end(), found.begin(), found.end());
 }
 
