@@ -203,6 +203,20 @@ def load_folder(folder, dtype=torch.float64):
     return config, read_safetensors(os.path.join(folder, "model.safetensors"), dtype)
 
 
+def add_parameters(module, shapes):
+    """Registers a zero parameter on `module` for each (dotted HF name, shape) in `shapes`, making
+    the submodules on the way, in the order given (model.safetensors' order); the remote-code
+    classes of both kinds build themselves with it and then load the file's values."""
+    for name, shape in shapes:
+        owner = module
+        *path, leaf = name.split(".")
+        for part in path:
+            if not hasattr(owner, part):
+                owner.add_module(part, torch.nn.Module())
+            owner = getattr(owner, part)
+        owner.register_parameter(leaf, torch.nn.Parameter(torch.zeros(shape)))
+
+
 def parameter_shapes(config):
     """(HF name, shape) of every parameter of a model of `config` (config.json as a dict), in
     model.safetensors' order; the decoder is tied to the word embeddings."""
@@ -213,19 +227,20 @@ def parameter_shapes(config):
     yield "roberta.embeddings.token_type_embeddings.weight", (config.get("type_vocab_size", 1), C)
     yield "roberta.embeddings.LayerNorm.weight", (C,)
     yield "roberta.embeddings.LayerNorm.bias", (C,)
-    per_layer = [("attention.self.query", (C, C)), ("attention.self.key", (C, C)),
-                 ("attention.self.value", (C, C)), ("attention.output.dense", (C, C)),
-                 ("intermediate.dense", (F, C)), ("output.dense", (C, F))]
-    norms = ["attention.output.LayerNorm", "output.LayerNorm"]
+    qkv = ["attention.self.query", "attention.self.key", "attention.self.value"]
+    # after the three projections (weights, then biases), each (name, weight's shape) with its bias
+    rest = [("attention.output.dense", (C, C)), ("attention.output.LayerNorm", (C,)),
+            ("intermediate.dense", (F, C)), ("output.dense", (C, F)), ("output.LayerNorm", (C,))]
     values = {"ssa": ["ssa_b", "ssa_n"], "softmax-t": ["temperature"]}
     for i in range(config["num_hidden_layers"]):
         s = f"roberta.encoder.layer.{i}."
-        for name, shape in per_layer:
+        for name in qkv:
+            yield s + name + ".weight", (C, C)
+        for name in qkv:
+            yield s + name + ".bias", (C,)
+        for name, shape in rest:
             yield s + name + ".weight", shape
             yield s + name + ".bias", (shape[0],)
-        for name in norms:
-            yield s + name + ".weight", (C,)
-            yield s + name + ".bias", (C,)
         for name in values.get(config.get("attention_scoring", "softmax"), []):
             yield s + "attention.self." + name, (H,)
     yield "lm_head.dense.weight", (C, C)

@@ -9,12 +9,11 @@ RobertaForMaskedLM with the configured scoring function, in eval mode (no dropou
 taken from input_ids == pad_token_id (right padding, as HF tokenizers pad); attention_mask is
 accepted for compatibility and must agree with it. Inference only: no training through this class.
 """
-import torch
 from torch import nn
 from transformers import PretrainedConfig, PreTrainedModel
 from transformers.modeling_outputs import MaskedLMOutput
 
-from .babyberta_torch import forward, parameter_shapes
+from .babyberta_torch import add_parameters, forward, parameter_shapes
 
 
 class BabyBertaConfig(PretrainedConfig):
@@ -42,14 +41,7 @@ class BabyBertaForMaskedLM(PreTrainedModel):
 
     def __init__(self, config):
         super().__init__(config)
-        for name, shape in parameter_shapes(config.to_dict()):
-            module = self
-            *path, leaf = name.split(".")
-            for part in path:
-                if not hasattr(module, part):
-                    module.add_module(part, nn.Module())
-                module = getattr(module, part)
-            module.register_parameter(leaf, nn.Parameter(torch.zeros(shape)))
+        add_parameters(self, parameter_shapes(config.to_dict()))
         self.post_init()
 
     def _init_weights(self, module):

@@ -12,12 +12,12 @@ dropout). attention_mask (1 = token) marks padding on either side; positions cou
 from 0. Inference only: no training through this class, no key-value cache (generate() recomputes
 the whole prefix).
 """
-import torch
 from torch import nn
 from transformers import PretrainedConfig, PreTrainedModel
 from transformers.modeling_outputs import CausalLMOutput
 
 from .babyberta_gpt2_torch import forward, parameter_shapes
+from .babyberta_torch import add_parameters
 
 
 class BabyBertaGPT2Config(PretrainedConfig):
@@ -45,14 +45,7 @@ class BabyBertaGPT2LMHeadModel(PreTrainedModel):
 
     def __init__(self, config):
         super().__init__(config)
-        for name, shape in parameter_shapes(config.to_dict()):
-            module = self
-            *path, leaf = name.split(".")
-            for part in path:
-                if not hasattr(module, part):
-                    module.add_module(part, nn.Module())
-                module = getattr(module, part)
-            module.register_parameter(leaf, nn.Parameter(torch.zeros(shape)))
+        add_parameters(self, parameter_shapes(config.to_dict()))
         self.post_init()
 
     def _init_weights(self, module):

@@ -13,6 +13,7 @@ packages=(
   libssl-dev libcurl4-openssl-dev
   libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev python3-numpy python3-pytest
+  python3-torch  # the tests' plain-PyTorch twins (exported folders' bundled code, bench peers)
   chromium
 )
 

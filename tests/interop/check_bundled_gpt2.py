@@ -4,7 +4,8 @@ exported folder itself (its babyberta_gpt2_torch.py and babyberta_torch.py; tran
 would call them through modeling_babyberta_gpt2.py, is not a dependency of the tests):
   - modeling_babyberta_gpt2.py compiles and the config's auto_map names its two classes;
   - the parameters the model class would register (parameter_shapes) are model.safetensors'
-    tensors: the same names, shapes and order;
+    tensors: the same names, shapes and order; and add_parameters, which the class's __init__
+    calls, builds a module with exactly those parameters;
   - the bundled forward, given `babyberta score --per-token` JSONL on stdin (ids, logprobs),
     reproduces our per-token log-probabilities in float64 within TOL (default 1e-4: float32
     error), the sentences batched with right padding and again with left padding (attention_mask).
@@ -27,7 +28,7 @@ except ImportError:
 def main(folder, tol):
     sys.path.insert(0, folder)
     from babyberta_gpt2_torch import forward, parameter_shapes
-    from babyberta_torch import read_safetensors
+    from babyberta_torch import add_parameters, read_safetensors
 
     py_compile.compile(os.path.join(folder, "modeling_babyberta_gpt2.py"), doraise=True)
     with open(os.path.join(folder, "config.json")) as f:
@@ -45,6 +46,10 @@ def main(folder, tol):
     assert [n for n, _ in expected] == stored, ("names or order differ", expected, stored)
     for name, shape in expected:
         assert tuple(p[name].shape) == tuple(shape), (name, tuple(p[name].shape), shape)
+    built = torch.nn.Module()
+    add_parameters(built, expected)
+    registered = {n: tuple(t.shape) for n, t in built.named_parameters()}
+    assert registered == {n: tuple(s) for n, s in expected}, ("add_parameters", registered)
 
     rows = [json.loads(line) for line in sys.stdin]
     assert rows, "no sentences on stdin"

@@ -23,6 +23,11 @@ check "softmax-t: auto_map, model_type babyberta and the two Python files" bash 
   "grep -q '\"AutoModelForMaskedLM\": \"modeling_babyberta.BabyBertaForMaskedLM\"' '$WORK/hf-t/config.json' \
    && grep -q '\"model_type\": \"babyberta\"' '$WORK/hf-t/config.json' \
    && test -s '$WORK/hf-t/modeling_babyberta.py' && test -s '$WORK/hf-t/babyberta_torch.py'"
+/usr/bin/python3 "$HERE/../interop/check_bundled_roberta.py" "$WORK/hf-t" > "$WORK/bundled-t.out" 2>&1
+rc=$?
+if [ "$rc" -eq 77 ]; then echo "skip    the bundled code of the softmax-t export: $(cat "$WORK/bundled-t.out")"
+else check "softmax-t: the bundled code builds model.safetensors' parameters and runs on them" test "$rc" -eq 0
+fi
 check "softmax: a plain RobertaForMaskedLM folder, no Python files" bash -c \
   "grep -q '\"model_type\": \"roberta\"' '$WORK/hf/config.json' && ! test -e '$WORK/hf/modeling_babyberta.py'"
 expect_ok "info reads an exported folder back" "$BB" info --model hf-t
