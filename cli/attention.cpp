@@ -7,6 +7,7 @@
 
 #include "backend/threads.h"
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "cli/compute_options.h"
 #include "common/flag_names.h"
 #include "training/flag_ranges.h"
@@ -42,7 +43,7 @@ void add_attention(CLI::App& app) {
   auto a = std::make_shared<AttentionArgs>();
   cmd->add_option("--model", a->model, "Model directory")->required();
   cmd->add_option("--sentence", a->sentences, "A sentence (repeatable; default: stdin lines)");
-  cmd->add_option(flag_name::out, a->out,
+  add_out_option(cmd, a->out,
                   "JSON file: per sentence its tokens and weights[layer][head][query][key] "
                   "(default: stdout unless --svg is given)");
   cmd->add_option("--svg", a->svg, "SVG file: a heatmap grid (layers x heads) per sentence");

@@ -4,6 +4,7 @@
 
 #include "baselines/ngram.h"
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "common/flag_names.h"
 #include "runs/baseline_run.h"
 #include "training/flag_ranges.h"
@@ -35,7 +36,7 @@ void add_baseline(CLI::App& app) {
                   "Suite directory or file (.txt Zorro, .jsonl BLiMP, .tsv or .csv pairs); repeat "
                   "for several")
       ->required();
-  cmd->add_option(flag_name::out, a->out, "Results JSON (a .pairs.jsonl is written next to it)")
+  add_out_option(cmd, a->out, "Results JSON (a .pairs.jsonl is written next to it)")
       ->required();
   cmd->add_option(flag_name::dev_seed, a->dev_seed, "train's --dev-seed: which utterances are the "
                   "held-out dev set")

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "common/error.h"
 #include "common/flag_names.h"
 #include "training/flag_ranges.h"
@@ -74,11 +75,11 @@ void add_compare(CLI::App& app) {
                   "Result JSON files from probe, or directories of them (experiment's "
                   "NAME.settings.json files beside them, as in results/*.json, are skipped)")
       ->required();
-  cmd->add_option(flag_name::out, *out, "Report directory")->required();
+  add_out_option(cmd, *out, "Report directory")->required();
   cmd->add_option("--bootstrap", *boot, "Bootstrap replicates (1 to 1,000,000)")
       ->check(count_in(1, 1000000))
       ->capture_default_str();
-  cmd->add_option("--baseline", *baseline,
+  auto* baseline_option = cmd->add_option("--baseline", *baseline,
                   "The attention label every other group is compared with, within each stratum "
                   "(same method, size, steps, suite)")
       ->capture_default_str();
@@ -92,7 +93,8 @@ void add_compare(CLI::App& app) {
   cmd->add_flag("--across-kinds", *across,
                 "Compare each gpt2 group with the roberta group of the same function (stratum "
                 "equal but for the scoring method; give one roberta method's results at a time) "
-                "instead of each function with --baseline");
+                "instead of each function with --baseline")
+      ->excludes(baseline_option);
   cmd->callback([files, out, boot, baseline, primary, equivalence, across] {
     Comparison c = compare_runs(load_runs(result_files({files->begin(), files->end()})), *boot, 1,
                                 *baseline, *across);

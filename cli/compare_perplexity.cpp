@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/flag_names.h"
@@ -44,7 +45,7 @@ void add_compare_perplexity(CLI::App& app) {
   auto baseline = std::make_shared<std::string>(attention_function_name(AttentionFunction::softmax));
   auto per = std::make_shared<std::string>("word");
   cmd->add_option("files", *files, "perplexity --out files, or directories of them")->required();
-  cmd->add_option(flag_name::out, *out, "Report directory (perplexity.md, perplexity.csv)")
+  add_out_option(cmd, *out, "Report directory (perplexity.md, perplexity.csv)")
       ->required();
   cmd->add_option("--baseline", *baseline,
                   "The attention label every other function is compared with, within each kind")

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "common/error.h"
 #include "common/flag_names.h"
 #include "corpora/fetch.h"
@@ -15,7 +16,7 @@ void add_data(CLI::App& app) {
   auto* cmd = group->add_subcommand("fetch", "Download and verify AO-CHILDES, Zorro and BLiMP");
   auto opt = std::make_shared<FetchOptions>();
   auto only = std::make_shared<std::vector<std::string>>();
-  cmd->add_option(flag_name::out, opt->out, "Output directory")->required();
+  add_out_option(cmd, opt->out, "Output directory")->required();
   cmd->add_option("--base", opt->base, "Base URL (BASE/owner/repo/commit/path; file:// works)")
       ->capture_default_str();
   cmd->add_option("--only", *only, "Subset: aochildes, zorro, blimp")

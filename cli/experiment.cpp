@@ -7,9 +7,11 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "common/flag_names.h"
 #include "probing/scorer.h"
 #include "runs/attention_variant.h"
+#include "training/head_value_flags.h"
 #include "runs/experiment.h"
 #include "common/split_list.h"
 #include "training/flag_ranges.h"
@@ -21,7 +23,7 @@ void add_experiment(CLI::App& app) {
                                  "Train (attention x seed), probe each, compare; resumable");
   auto a = std::make_shared<ExperimentArgs>();
   cmd->add_option("--suite", a->suite, "Probing suite (directory or file)")->required();
-  cmd->add_option(flag_name::out, a->out, "Experiment directory")->required();
+  add_out_option(cmd, a->out, "Experiment directory")->required();
   cmd->add_option(flag_name::attention, a->attention,
                   "Comma-separated list of " + attention_function_help() +
                       "; a variant sets or freezes trainable values: NAME(KEY=VALUE[ frozen], ...), "
@@ -62,6 +64,10 @@ void add_experiment(CLI::App& app) {
   add_train_options(cmd, a->train, experiment_grid_flags());
   cmd->callback([a, cmd] {
     apply_recipe(a->train, *cmd, split_list(a->kinds, "--kinds"));
+    std::vector<AttentionFunction> functions;
+    for (const AttentionVariant& v : parse_attention_variants(a->attention, flag_name::attention))
+      functions.push_back(v.function);
+    training::check_head_value_flags_given(*cmd, functions);
     const auto t0 = std::chrono::steady_clock::now();
     const std::optional<Comparison> c = run_experiment(*a);
     if (!c) return;  // an MPI rank other than 0

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/flag_names.h"
@@ -105,7 +106,7 @@ void add_export(CLI::App& app) {
   auto* cmd = app.add_subcommand("export", "Write a model directory as a HuggingFace folder");
   auto model = std::make_shared<std::string>(), out = std::make_shared<std::string>();
   cmd->add_option("--model", *model, "Model directory")->required();
-  cmd->add_option(flag_name::out, *out, "HF folder to write")->required();
+  add_out_option(cmd, *out, "HF folder to write")->required();
   cmd->callback([model, out] {
     require_model_kind(*model, ModelCommand::export_hf);
     run_export(*model, *out);

@@ -6,6 +6,7 @@
 
 #include "backend/threads.h"
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "cli/compute_options.h"
 #include "models/model_kind.h"
 #include "common/flag_names.h"
@@ -153,7 +154,7 @@ void add_icl_eval(CLI::App& icl_cmd) {
       ->capture_default_str();
   cmd->add_option("--batch", a->batch, "Sequences per forward pass")->check(count_in(1, 4096))
       ->capture_default_str();
-  cmd->add_option(flag_name::out, a->out, "Output directory")->required();
+  add_out_option(cmd, a->out, "Output directory")->required();
   cmd->add_flag("--no-baselines", a->no_baselines, "Models only");
   cmd->add_flag("--authors-draws", a->authors_draws,
                 "The authors' inputs instead of independent draws: x_ij = sigma randn after "

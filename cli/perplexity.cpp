@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "cli/compute_options.h"
 #include "common/flag_names.h"
 #include "runs/perplexity_run.h"
@@ -25,7 +26,7 @@ void add_perplexity(CLI::App& app) {
                   "A suite (directory or file, e.g. BLiMP's): its good sentences (repeatable)");
   cmd->add_option("--dev-of", a->dev_of,
                   "A train run: its own dev split, rebuilt from its run.json (repeatable)");
-  cmd->add_option(flag_name::out, a->out, "Results JSON");
+  add_out_option(cmd, a->out, "Results JSON");
   add_compute_options(cmd, a->threads, a->device, a->precision);
   cmd->callback([a] {
     const auto result = run_perplexity(*a);

@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "cli/compute_options.h"
 #include "common/flag_names.h"
 #include "training/precision_flag.h"
@@ -42,7 +43,7 @@ void add_probe(CLI::App& app) {
                   "phenomenon-paradigm.txt of at most 20,000 lines) or zorro (any file)")
       ->check(CLI::IsMember({"auto", "zorro"}))
       ->capture_default_str();
-  cmd->add_option(flag_name::out, a->out, "Results JSON (a .pairs.jsonl is written next to it)")
+  add_out_option(cmd, a->out, "Results JSON (a .pairs.jsonl is written next to it)")
       ->required();
   cmd->add_option("--method", a->method,
                   "roberta: holistic (its default), pll or pll-word-l2r; gpt2: causal")

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/flag_names.h"
@@ -56,7 +57,7 @@ void add_reference(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--source", a->source, "Where the file comes from, recorded in each result "
                   "(e.g. phueb/UnMasked@COMMIT:results/zorro.csv)")->required();
-  cmd->add_option(flag_name::out, a->out, "Directory for unmasked-METHOD-runK.json")->required();
+  add_out_option(cmd, a->out, "Directory for unmasked-METHOD-runK.json")->required();
   cmd->callback([a] { run_reference(*a); });
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "cli/compute_options.h"
 #include "common/flag_names.h"
 #include "training/flag_ranges.h"
@@ -21,7 +22,7 @@ void add_saturation(CLI::App& app) {
   auto a = std::make_shared<SaturationArgs>();
   cmd->add_option("--model", a->models, "Model directory (repeatable)");
   cmd->add_option("--suite", a->suite, "Suite whose grammatical sentences are used (DIR|FILE)");
-  cmd->add_option(flag_name::out, a->out, "Output directory")->required();
+  add_out_option(cmd, a->out, "Output directory")->required();
   cmd->add_option("--sentences", a->sentences,
                   "Sentences (with --analytic: random blocks of --length rows; ICL models: "
                   "sequences per sigma)")

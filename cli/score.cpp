@@ -57,7 +57,8 @@ void add_score(CLI::App& app) {
     scorer.set_precision(precision);
     std::vector<std::string> lines;
     for (std::string line; std::getline(std::cin, line);) {
-      check_sentence_to_score(line, fmt::format("stdin:{}", lines.size() + 1));
+      check_sentence_to_score(line, fmt::format("stdin:{}", lines.size() + 1), scorer.tokenizer(),
+                              scorer.config().max_tokens());
       lines.push_back(line);
     }
     const Reduction r = a->reduction.empty() ? default_reduction(m) : parse_reduction(a->reduction);

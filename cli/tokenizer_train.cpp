@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "cli/commands.h"
+#include "cli/out_option.h"
 #include "backend/threads.h"
 #include "common/flag_names.h"
 #include "training/flag_ranges.h"
@@ -23,7 +24,7 @@ void add_tokenizer(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   cmd->add_option(flag_name::corpus, a->corpus, "One utterance per line (UTF-8)")->required();
-  cmd->add_option(flag_name::out, a->out, "Output directory (tokenizer.model, tokenizer.json)")
+  add_out_option(cmd, a->out, "Output directory (tokenizer.model, tokenizer.json)")
       ->required();
   cmd->add_option(flag_name::vocab_size, a->opt.vocab_size,
                   "Vocabulary size incl. specials (the corpus sets its minimum: 5 specials, 256 "

@@ -5,6 +5,7 @@
 #include "common/stop_signals.h"
 #include "runs/train_flags.h"
 #include "runs/train_run.h"
+#include "training/head_value_flags.h"
 
 namespace bb::cli {
 
@@ -15,6 +16,7 @@ void add_train(CLI::App& app) {
   cmd->callback([a, cmd] {
     stop_gracefully(Trainer::stop_requested);  // Ctrl-C, SIGTERM: save a checkpoint, exit 130
     apply_recipe(*a, *cmd);
+    training::check_head_value_flags_given(*cmd, {parse_attention_function(a->attention)});
     run_train(*a, mpi_data_parallel());
   });
 }

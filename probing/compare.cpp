@@ -87,6 +87,7 @@ void collect_names(Comparison& c, const std::vector<RunResult>& runs, bool acros
                "compare --across-kinds: {} has {} roberta groups to be compared with ({}); give "
                "one roberta scoring method's results at a time",
                c.groups[g], found.size(), fmt::join(found, "; "));
+      if (found.empty()) c.unmatched_across_kinds.push_back(c.groups[g]);
       continue;
     }
     const std::string base = baseline_for(c.labels[g], c.baseline);

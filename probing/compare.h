@@ -113,6 +113,9 @@ struct Comparison {
   // compare --equivalence: the margins fixed before the evaluation, tested in findings.md across
   // the two arms (strata) of the results; empty: none.
   std::vector<EquivalenceMargin> equivalence;
+  // compare --across-kinds: the gpt2 groups no roberta group matched (none of the same function
+  // and stratum but for the method); the report names them.
+  std::vector<std::string> unmatched_across_kinds;
   bool compared(size_t g) const { return baseline_of[g] >= 0; }
 };
 

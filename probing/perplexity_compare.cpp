@@ -55,6 +55,16 @@ std::string fmt_or_dash(double v, const char* spec) {
   return std::isfinite(v) ? fmt::format(fmt::runtime(spec), v) : "—";
 }
 
+// A group's sd: none for a single value (one seed has no spread).
+double sd_or_nan(const Stat& s) { return s.n > 1 ? s.sd : std::nan(""); }
+
+// "mean ± sd", or the mean alone for a single value.
+std::string mean_sd(const Stat& s) {
+  const double sd = sd_or_nan(s);
+  return std::isfinite(sd) ? fmt::format("{:.2f} ± {:.2f}", s.mean, sd)
+                            : fmt_or_dash(s.mean, "{:.2f}");
+}
+
 std::string csv_quoted(const std::string& s) {
   std::string q = "\"";
   for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
@@ -161,6 +171,10 @@ PerplexityComparison compare_perplexities(const std::vector<PerplexityFile>& fil
       }
     }
   }
+  BB_CHECK(!out.contrasts.empty(),
+           "compare-perplexity: nothing to compare (every kind has files of {} only; expected "
+           "files of another function too)",
+           baseline);
   return out;
 }
 
@@ -181,10 +195,9 @@ std::string perplexity_report_md(const PerplexityComparison& c) {
   for (const PerplexityContrast& r : c.contrasts) {
     const Difference& d = r.d;
     md += fmt::format(
-        "| {} ({}) | {} | {} | {} | {} | {} ± {} | {} ± {} | {} | {} | {} | {} | {} |\n", r.kind,
+        "| {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.kind,
         r.measure, r.input, r.function, d.n > 0 ? fmt::format("{}", d.n) : fmt::format("{}", r.other.n),
-        seed_test_name(d.test), fmt_or_dash(r.base.mean, "{:.2f}"), fmt_or_dash(r.base.sd, "{:.2f}"),
-        fmt_or_dash(r.other.mean, "{:.2f}"), fmt_or_dash(r.other.sd, "{:.2f}"),
+        seed_test_name(d.test), mean_sd(r.base), mean_sd(r.other),
         fmt_or_dash(d.diff, "{:+.2f}"),
         d.has_ci ? fmt::format("[{:+.2f}, {:+.2f}]", d.lo, d.hi) : std::string("—"), p_text(d.p),
         p_text(d.p_adj), verdict(r));
@@ -205,7 +218,8 @@ std::string perplexity_report_csv(const PerplexityComparison& c) {
                        r.measure, c.unit == PerplexityUnit::word ? "word" : "token",
                        csv_quoted(r.input),
                        r.function, r.baseline, d.n, seed_test_name(d.test), num(r.base.mean),
-                       num(r.base.sd), num(r.other.mean), num(r.other.sd), num(d.diff),
+                       num(sd_or_nan(r.base)), num(r.other.mean), num(sd_or_nan(r.other)),
+                       num(d.diff),
                        d.has_ci ? num(d.lo) : "", d.has_ci ? num(d.hi) : "",
                        d.p >= 0 ? num(d.p) : "", d.p_adj >= 0 ? num(d.p_adj) : "", num(d.mde),
                        csv_quoted(verdict(r)));

@@ -104,7 +104,12 @@ std::string md_method(const Comparison& c) {
                "causal LM scored causal against an encoder scored holistic or pll; the size, "
                "steps, suite and pairs per paradigm the same). Runs are paired by seed when they "
                "share corpus, tokenizer, seed, batch size and dev split, though the two kinds' "
-               "batches differ (masked utterances against next-token sequences)."
+               "batches differ (masked utterances against next-token sequences)." +
+                   (c.unmatched_across_kinds.empty()
+                        ? std::string()
+                        : fmt::format(" Not compared, for want of a roberta group of the same "
+                                      "function and stratum: {}.",
+                                      fmt::join(c.unmatched_across_kinds, "; ")))
              : fmt::format("Each group is compared with the **{}** group of its stratum (the same "
                            "method, size, steps, suite and pairs per paradigm; results of "
                            "different ones are never subtracted).",

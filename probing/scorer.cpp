@@ -107,10 +107,28 @@ double reduce_to_logprob(const std::vector<double>& logprobs, Reduction r) {
   return reduce_logprobs(logprobs, Method::pll, r);  // pll's reduction keeps the log-prob's sign
 }
 
-void check_sentence_to_score(const std::string& s, const std::string& where) {
+void check_sentence_to_score(const std::string& s, const std::string& where, const Tokenizer& tok,
+                             int max_tokens) {
   BB_CHECK(s.find_first_not_of(" \t\r") != std::string::npos,
            "{}: empty sentence, nothing to score (expected one sentence per line)", where);
   BB_CHECK(is_valid_utf8(s), "{}: not valid UTF-8 (expected UTF-8 text)", where);
+  const auto ids = tok.encode(s);
+  BB_CHECK(ids && ids->size() > 2,
+           "{}: nothing to score once normalised (only space or invisible characters)", where);
+  BB_CHECK(int(ids->size()) <= max_tokens, "{}: {} tokens, longer than the model's {}", where,
+           ids->size(), max_tokens);
+}
+
+int64_t normalized_words(const std::string& s, const Tokenizer& tok) {
+  const auto text = tok.normalizer().normalize(s);
+  BB_CHECK(text.has_value(), "internal: words of a sentence that is not valid UTF-8");
+  int64_t n = 0;
+  bool in_word = false;
+  for (const char ch : *text) {  // normalised: words are separated by single ASCII spaces
+    if (ch != ' ' && !in_word) ++n;
+    in_word = ch != ' ';
+  }
+  return n;
 }
 
 std::string score_field(Method m, Reduction r) {

@@ -60,9 +60,15 @@ std::string score_field(Method m, Reduction r);
 // mean_ce): the CLI keeps BabyBERTa's cross-entropy.
 double reduce_to_logprob(const std::vector<double>& logprobs, Reduction r);
 
-// A sentence given to score (`where`: stdin:3, sentences[2]): not blank, valid UTF-8; else a
-// one-line error. The CLI's score and the Python module check every sentence with it.
-void check_sentence_to_score(const std::string& s, const std::string& where);
+// A sentence given to score (`where`: stdin:3, sentences[2]): not blank, valid UTF-8, at least
+// one piece once normalised (a line of only invisible or Unicode space characters has none), at
+// most `max_tokens` ids with <s> and </s>; else a one-line error naming `where`. The CLI's score
+// and perplexity and the Python module check every sentence with it before any scoring.
+void check_sentence_to_score(const std::string& s, const std::string& where, const Tokenizer& tok,
+                             int max_tokens);
+// Its whitespace words once normalised (every run of Unicode space one ASCII space): what
+// perplexity divides by per word.
+int64_t normalized_words(const std::string& s, const Tokenizer& tok);
 
 struct SentenceScore {
   std::vector<int32_t> ids;      // incl. <s>, </s>

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <string>
 
 #include "common/error.h"
 
@@ -20,6 +21,8 @@ std::vector<WordScore> word_scores(const SentenceScore& s, Method m, const Token
     const int32_t id = s.ids[t + skip];
     if (id == c.bos_id || id == c.eos_id) continue;
     std::string piece = tok.piece(id);
+    if (tok.kind(id) == Tokenizer::PieceKind::byte)  // byte fallback "<0xF0>": the byte itself,
+      piece = std::string(1, char(std::stoi(piece.substr(3, 2), nullptr, 16)));  // so words read
     const bool marked = piece.starts_with(kWordStart);
     if (marked) piece = piece.substr(kWordStart.size());
     if (marked || words.empty())

@@ -11,7 +11,7 @@
 namespace bb {
 
 struct WordScore {
-  std::string word;  // the pieces joined, the leading "▁" dropped
+  std::string word;  // the pieces joined (byte-fallback pieces as their bytes), "▁" dropped
   double logprob;    // the sum of its pieces' log-probabilities under the method
 };
 

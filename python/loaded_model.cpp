@@ -60,7 +60,8 @@ void LoadedModel::use_threads() const { set_threads(threads_); }
 
 std::vector<SentenceScore> LoadedModel::score(const std::vector<std::string>& sentences, Method m) {
   for (size_t i = 0; i < sentences.size(); ++i)  // the CLI's check (score: stdin:N)
-    check_sentence_to_score(sentences[i], fmt::format("sentences[{}]", i));
+    check_sentence_to_score(sentences[i], fmt::format("sentences[{}]", i), scorer_.tokenizer(),
+                            scorer_.config().max_tokens());
   use_threads();
   return scorer_.score(sentences, m);
 }

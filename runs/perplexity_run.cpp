@@ -40,21 +40,15 @@ std::string sentences_sha256(const std::vector<std::string>& sentences) {
   return sha256_hex(all);
 }
 
-int64_t whitespace_words(const std::string& s) {
-  std::istringstream in(s);
-  int64_t n = 0;
-  for (std::string w; in >> w;) ++n;
-  return n;
-}
-
-Input text_file(const std::string& path) {
+Input text_file(const std::string& path, const Scorer& scorer) {
   Input in{path, path, {}};
   std::istringstream lines(read_file(path));
   int64_t number = 0;
   for (std::string line; std::getline(lines, line);) {
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    check_sentence_to_score(line, fmt::format("{}:{}", path, number));
+    check_sentence_to_score(line, fmt::format("{}:{}", path, number), scorer.tokenizer(),
+                            scorer.config().max_tokens());
     in.sentences.push_back(line);
   }
   BB_CHECK(!in.sentences.empty(), "{}: no sentence (expected one sentence per line)", path);
@@ -107,9 +101,20 @@ ojson run_perplexity(const PerplexityArgs& a) {
   const ModelKind kind = require_model_kind(a.model, ModelCommand::perplexity).kind;
   BB_CHECK(!a.texts.empty() || !a.good_of.empty() || !a.dev_of.empty(),
            "perplexity: nothing to measure (give --text, --good-of or --dev-of)");
-  if (!a.out.empty()) check_results_writable(a.out);
+  if (!a.out.empty()) {
+    check_results_writable(a.out);
+    for (const std::string& t : a.texts) {
+      std::error_code ec;
+      BB_CHECK(!fs::equivalent(a.out, t, ec), "--out {}: is the --text input {} (it would be "
+               "overwritten; expected another file)", a.out, t);
+    }
+  }
+  const bool causal = config_keys(kind).next_token_loss;
+  const Method method = causal ? Method::causal : Method::pll;
+  Scorer scorer(a.model, 0, device);
+  scorer.set_precision(precision);
   std::vector<Input> inputs;  // every input read (and checked) before any scoring
-  for (const std::string& t : a.texts) inputs.push_back(text_file(t));
+  for (const std::string& t : a.texts) inputs.push_back(text_file(t, scorer));
   for (const std::string& suite : a.good_of) {
     Input in{"good sentences of " + suite, "good sentences of " + suite, {}};
     for (const MinimalPair& p : load_suites({suite}, {}).pairs) in.sentences.push_back(p.good);
@@ -117,17 +122,13 @@ ojson run_perplexity(const PerplexityArgs& a) {
   }
   for (const std::string& run : a.dev_of)
     inputs.push_back({"dev split of " + run, "dev split", dev_utterances(run)});
-  const bool causal = config_keys(kind).next_token_loss;
-  const Method method = causal ? Method::causal : Method::pll;
-  Scorer scorer(a.model, 0, device);
-  scorer.set_precision(precision);
   ojson out{{"model", fs::absolute(a.model).string()},
             {"kind", config_keys(kind).model_type},
             {"measure", causal ? "perplexity" : "pseudo-perplexity"},
             {"method", method_name(method)},
             {"attention", read_model_config(a.model).label()},
-            {"words_counted", causal ? "whitespace words + 1 per sentence (</s>)"
-                                     : "whitespace words"}};
+            {"words_counted", causal ? "whitespace words once normalised + 1 per sentence (</s>)"
+                                     : "whitespace words once normalised"}};
   if (const auto record = read_run_record(a.model);  // a train run's seed pairs it with others
       record && record->contains("settings") && (*record)["settings"].contains("--seed"))
     out["seed"] = (*record)["settings"]["--seed"];
@@ -141,7 +142,7 @@ ojson run_perplexity(const PerplexityArgs& a) {
     for (size_t i = 0; i < scores.size(); ++i) {
       for (double lp : scores[i].logprobs) nll -= lp;
       tokens += int64_t(scores[i].logprobs.size());
-      words += whitespace_words(in.sentences[i]) + (causal ? 1 : 0);
+      words += normalized_words(in.sentences[i], scorer.tokenizer()) + (causal ? 1 : 0);
     }
     rows.push_back({{"source", in.source},
                     {"input", in.input},

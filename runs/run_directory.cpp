@@ -34,6 +34,13 @@ void check_run_directory(const TrainArgs& a, const ojson& settings) {
                "the model config and seed are checked on resume\n", out.string());
     return;
   }
+  // A run keeps its model kind: said alone (the flags of the other kind would differ too).
+  auto kind_of = [](const ojson& s) {
+    return s.contains("--kind") ? s["--kind"].get<std::string>() : std::string("roberta");
+  };
+  if (kind_of(*saved) != kind_of(settings))
+    fail("{}: cannot resume: it holds a {} run, not a {} one (--kind; a run keeps its model kind)",
+         out.string(), kind_of(*saved), kind_of(settings));
   const auto diff = settings_differences(*saved, settings, "checkpoint");
   const bool longer = saved->value(flag_name::steps, int64_t(0)) < a.steps;
   if (!diff.empty())

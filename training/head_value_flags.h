@@ -3,6 +3,10 @@
 // and its freeze flag, setting Args::head_values. Every kind's trainer adds the same rows, so a
 // function's new value gains its flags in every command at once.
 #pragma once
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,6 +43,30 @@ void add_head_value_rows(std::vector<FlagRow<Args, Recipe>>& t, FlagRole role,
                    .field = [fi, si](Args& a) -> FlagField { return &a.head_values[fi][si].freeze; },
                    .form = FlagRow<Args, Recipe>::switch_on, .recorded = recorded});
     }
+}
+
+// A value's flag given on `cmd`'s command line when none of `functions` (the runs' functions) has
+// that value, e.g. --temperature for softmax runs: it would change nothing (or, for SSA's values,
+// which every run records, only the record), so it is a usage error naming the flag and whose
+// value it sets.
+inline void check_head_value_flags_given(const CLI::App& cmd,
+                                         const std::vector<AttentionFunction>& functions) {
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable) {
+    if (std::find(functions.begin(), functions.end(), f.function) != functions.end()) continue;
+    for (int slot = 0; slot < f.value_count; ++slot) {
+      const HeadValueSpec& v = f.values[size_t(slot)];
+      for (const std::string_view flag : {v.init_flag, v.freeze_flag}) {
+        const std::string name(flag);
+        if (cmd.get_option_no_throw(name) == nullptr || cmd.count(name) == 0) continue;
+        std::vector<std::string> given;
+        for (const AttentionFunction g : functions)
+          given.emplace_back(attention_function_name(g));
+        throw UsageError(fmt::format("{} does not apply to --attention {} (it sets a value of {})",
+                                     name, fmt::join(given, ","),
+                                     attention_function_name(f.function)));
+      }
+    }
+  }
 }
 
 }  // namespace bb::training
