@@ -13,9 +13,6 @@ Exit 1 on a difference, 77 without PyTorch (the test then skips).
     babyberta score --model RUN --per-token < sentences | check_bundled_gpt2.py HF_DIR [TOL]
 """
 import json
-import os
-import py_compile
-import struct
 import sys
 
 try:
@@ -28,28 +25,12 @@ except ImportError:
 def main(folder, tol):
     sys.path.insert(0, folder)
     from babyberta_gpt2_torch import forward, parameter_shapes
-    from babyberta_torch import add_parameters, read_safetensors
+    from bundled_folder import check_folder
 
-    py_compile.compile(os.path.join(folder, "modeling_babyberta_gpt2.py"), doraise=True)
-    with open(os.path.join(folder, "config.json")) as f:
-        config = json.load(f)
-    assert config["model_type"] == "babyberta_gpt2", config["model_type"]
-    assert config["auto_map"] == {
+    config, p = check_folder(folder, "modeling_babyberta_gpt2.py", "babyberta_gpt2", {
         "AutoConfig": "modeling_babyberta_gpt2.BabyBertaGPT2Config",
-        "AutoModelForCausalLM": "modeling_babyberta_gpt2.BabyBertaGPT2LMHeadModel"}, config
-    path = os.path.join(folder, "model.safetensors")
-    p = read_safetensors(path)
-    with open(path, "rb") as f:
-        header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
-    stored = sorted(p, key=lambda name: header[name]["data_offsets"][0])  # the data's order
-    expected = list(parameter_shapes(config))
-    assert [n for n, _ in expected] == stored, ("names or order differ", expected, stored)
-    for name, shape in expected:
-        assert tuple(p[name].shape) == tuple(shape), (name, tuple(p[name].shape), shape)
-    built = torch.nn.Module()
-    add_parameters(built, expected)
-    registered = {n: tuple(t.shape) for n, t in built.named_parameters()}
-    assert registered == {n: tuple(s) for n, s in expected}, ("add_parameters", registered)
+        "AutoModelForCausalLM": "modeling_babyberta_gpt2.BabyBertaGPT2LMHeadModel"},
+        parameter_shapes)
 
     rows = [json.loads(line) for line in sys.stdin]
     assert rows, "no sentences on stdin"

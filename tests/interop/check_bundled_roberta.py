@@ -11,10 +11,6 @@ modeling_babyberta.py, is not a dependency of the tests):
 test_pytorch_parity.) Exit 1 on a difference, 77 without PyTorch (the test then skips).
     check_bundled_roberta.py HF_DIR
 """
-import json
-import os
-import py_compile
-import struct
 import sys
 
 try:
@@ -26,26 +22,13 @@ except ImportError:
 
 def main(folder):
     sys.path.insert(0, folder)
-    from babyberta_torch import add_parameters, forward, parameter_shapes, read_safetensors
+    from babyberta_torch import forward, parameter_shapes
+    from bundled_folder import check_folder
 
-    py_compile.compile(os.path.join(folder, "modeling_babyberta.py"), doraise=True)
-    with open(os.path.join(folder, "config.json")) as f:
-        config = json.load(f)
-    assert config["model_type"] == "babyberta", config["model_type"]
-    assert config["auto_map"] == {
+    config, p = check_folder(folder, "modeling_babyberta.py", "babyberta", {
         "AutoConfig": "modeling_babyberta.BabyBertaConfig",
-        "AutoModelForMaskedLM": "modeling_babyberta.BabyBertaForMaskedLM"}, config
-    path = os.path.join(folder, "model.safetensors")
-    p = read_safetensors(path)
-    with open(path, "rb") as f:
-        header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
-    stored = sorted(p, key=lambda name: header[name]["data_offsets"][0])  # the data's order
-    expected = list(parameter_shapes(config))
-    assert [n for n, _ in expected] == stored, ("names or order differ", expected, stored)
-    built = torch.nn.Module()
-    add_parameters(built, expected)
-    registered = {n: tuple(t.shape) for n, t in built.named_parameters()}
-    assert registered == {n: tuple(p[n].shape) for n in stored}, ("add_parameters", registered)
+        "AutoModelForMaskedLM": "modeling_babyberta.BabyBertaForMaskedLM"}, parameter_shapes)
+    stored = list(p)
 
     V, pad = config["vocab_size"], config["pad_token_id"]
     short, long = [0, 7, 8, 9, 2], [0, 7, 8, 9, 10, 11, 2]
