@@ -2,7 +2,7 @@
 # --across-kinds and train): lines of only Unicode space or invisible characters, words counted
 # once normalised, an --out that is an input or empty, an over-long line named by file and line,
 # byte-fallback pieces in --words, a comparison with nothing to compare, a value's flag for a
-# function without that value, a resume of the other kind.
+# function without that value.
 fixtures
 O=(train --kind gpt2 --corpus corpus.txt --preset tiny --vocab-size 400 --eval-every 20
    --dev-batches 2 --dev-fraction 0.05 --steps 20)
@@ -51,6 +51,3 @@ expect_fail "train: a value's flag for a function without it (--ssa-b-init, soft
   "$BB" "${O[@]}" --out odd-x --ssa-b-init 2
 expect_fail "train: --temperature with ssa" "--temperature does not apply to --attention ssa" \
   "$BB" "${O[@]}" --attention ssa --out odd-x --temperature 2
-expect_fail "resume with the other --kind names the kind alone" \
-  "odd-g1: cannot resume: it holds a gpt2 run, not a roberta one" \
-  "$BB" train --corpus corpus.txt --preset tiny --vocab-size 400 --steps 20 --out odd-g1 --resume
