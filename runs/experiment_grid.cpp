@@ -121,7 +121,10 @@ void add_run(const ExperimentArgs& a, const std::string& kind, const AttentionVa
   TrainArgs r = a.train;  // this run: the grid's flags, its kind, function, values and seed
   r.kind = kind;
   r.attention = std::string(attention_function_name(att.function));
-  r.head_values = att.values;
+  // The run's own function's values; every other function's at its defaults (a value of another
+  // function has no effect on this run, and train refuses its flag).
+  r.head_values = default_head_value_settings();
+  r.head_values[size_t(att.function)] = att.values[size_t(att.function)];
   r.seed = uint64_t(seed);
   r.out = run.string();
   r.tokenizer = (out / "tokenizer").string();

@@ -51,3 +51,8 @@ expect_fail "train: a value's flag for a function without it (--ssa-b-init, soft
   "$BB" "${O[@]}" --out odd-x --ssa-b-init 2
 expect_fail "train: --temperature with ssa" "--temperature does not apply to --attention ssa" \
   "$BB" "${O[@]}" --attention ssa --out odd-x --temperature 2
+expect_ok "experiment softmax,ssa with --ssa-b-init: SSA's runs get it, softmax's train without it" \
+  "$BB" experiment --corpus corpus.txt --suite suite --attention softmax,ssa --seeds 1 --preset tiny \
+  --steps 5 --vocab-size 400 --jobs 1 --ssa-b-init 2 --out odd-exp
+check "... recorded per run: softmax at the default 1.0, ssa at 2.0" bash -c \
+  'grep -q "\"--ssa-b-init\": 1.0" odd-exp/runs/softmax-seed1/run.json && grep -q "\"--ssa-b-init\": 2.0" odd-exp/runs/ssa-b2-seed1/run.json'
