@@ -1,5 +1,6 @@
 // babyberta icl experiment: its options (flags it does not know go to every icl train, checked
-// here as icl train parses them); runs/icl_experiment.h runs the grid.
+// here as icl train parses them; an attention function's value flag goes only to that function's
+// runs); runs/icl_experiment.h runs the grid.
 #include <fmt/core.h>
 
 #include <algorithm>

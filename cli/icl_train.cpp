@@ -10,6 +10,7 @@
 #include "icl/train_flags.h"
 #include "icl/trainer.h"
 #include "runs/icl_train_run.h"
+#include "training/head_value_flags.h"
 
 namespace bb::cli {
 
@@ -31,8 +32,9 @@ void add_icl_train(CLI::App& icl_cmd) {
       "train", "Train a causal model from scratch on an in-context-learning task");
   auto a = std::make_shared<icl::TrainArgs>();
   icl::add_train_options(cmd, *a);
-  cmd->callback([a] {
+  cmd->callback([a, cmd] {
     stop_gracefully(icl::Trainer::stop_requested);
+    training::check_head_value_flags_given(*cmd, {parse_attention_function(a->attention)});
     run_icl_train(*a);
   });
 }

@@ -20,6 +20,7 @@
 #include "common/json_read.h"
 #include "common/stop_signals.h"
 #include "training/checkpoint_dir.h"
+#include "training/head_value_flags.h"
 #include "training/stop_request.h"
 #include "icl/config.h"
 #include "icl/experiment_report.h"
@@ -128,7 +129,9 @@ std::vector<Job> training_jobs(const IclExperimentArgs& a, const std::vector<std
                      : fmt::format(" and {} N to make them longer", flag_name::extend_to));
           std::vector<std::string> args = icl::to_args(run);
           args.insert(args.end(), fn.train_flags.begin(), fn.train_flags.end());
-          args.insert(args.end(), a.train_flags.begin(), a.train_flags.end());
+          const std::vector<std::string> own =  // other functions' value flags left out
+              training::head_value_flag_words_for(a.train_flags, fn.function);
+          args.insert(args.end(), own.begin(), own.end());
           train.push_back({r.name, args, out / "logs" / (r.name + ".log")});
           runs.push_back(r);
         }
@@ -305,6 +308,9 @@ std::string run_icl_experiment(IclExperimentArgs a) {
   const std::vector<std::string> tasks = split_list(a.tasks, "--tasks");
   const std::vector<std::string> archs = split_list(a.archs, "--archs");
   const std::vector<AttentionVariant> variants = parse_attention_variants(a.attention, flag_name::attention);
+  std::vector<AttentionFunction> functions;
+  for (const AttentionVariant& v : variants) functions.push_back(v.function);
+  training::check_head_value_flag_words(a.train_flags, functions);
   for (const auto& t : tasks) icl::parse_task(t);
   for (const auto& r : archs) icl::parse_arch(r);
   icl::preset(a.preset);

@@ -3,7 +3,9 @@
 // functions over seeds (icl/experiment_report.h): report.md in --out. Runs are child processes,
 // --jobs at a time with --threads each (as `experiment`); resumable (a finished run is skipped by
 // its own checkpoint, an interrupted one resumes); a rerun with other settings is refused by each
-// run's run.json. Flags it does not know are passed to every `icl train` (--lr, --sigma, ...).
+// run's run.json. Flags it does not know are passed to every `icl train` (--lr, --sigma, ...),
+// except an attention function's value flags (--ssa-b-init, --temperature, ...), which go only to
+// that function's runs (one that no function of the grid has is refused).
 // Under mpirun or srun the ranks share the training runs (runs/rank_jobs.h, in-process, one run at
 // a time per rank); rank 0 then runs the evaluations.
 #pragma once

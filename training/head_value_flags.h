@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/attention_function.h"
@@ -45,10 +47,20 @@ void add_head_value_rows(std::vector<FlagRow<Args, Recipe>>& t, FlagRole role,
     }
 }
 
+// The usage error for a value flag given to runs of `functions` only, none of which has the value
+// (of `owner`): it would change nothing (or, for SSA's values, which every run records, only the
+// record).
+[[noreturn]] inline void refuse_head_value_flag(std::string_view flag,
+                                                const std::vector<AttentionFunction>& functions,
+                                                AttentionFunction owner) {
+  std::vector<std::string> given;
+  for (const AttentionFunction g : functions) given.emplace_back(attention_function_name(g));
+  throw UsageError(fmt::format("{} does not apply to --attention {} (it sets a value of {})", flag,
+                               fmt::join(given, ","), attention_function_name(owner)));
+}
+
 // A value's flag given on `cmd`'s command line when none of `functions` (the runs' functions) has
-// that value, e.g. --temperature for softmax runs: it would change nothing (or, for SSA's values,
-// which every run records, only the record), so it is a usage error naming the flag and whose
-// value it sets.
+// that value, e.g. --temperature for softmax runs: refused (refuse_head_value_flag).
 inline void check_head_value_flags_given(const CLI::App& cmd,
                                          const std::vector<AttentionFunction>& functions) {
   for (const AttentionFunctionSpec& f : kAttentionFunctionTable) {
@@ -58,15 +70,56 @@ inline void check_head_value_flags_given(const CLI::App& cmd,
       for (const std::string_view flag : {v.init_flag, v.freeze_flag}) {
         const std::string name(flag);
         if (cmd.get_option_no_throw(name) == nullptr || cmd.count(name) == 0) continue;
-        std::vector<std::string> given;
-        for (const AttentionFunction g : functions)
-          given.emplace_back(attention_function_name(g));
-        throw UsageError(fmt::format("{} does not apply to --attention {} (it sets a value of {})",
-                                     name, fmt::join(given, ","),
-                                     attention_function_name(f.function)));
+        refuse_head_value_flag(name, functions, f.function);
       }
     }
   }
+}
+
+// A command-line word that is a value's flag: the function whose value it sets, its flag, and
+// whether the value is the next word (an initial-value flag written without "=VALUE"). nullopt for
+// any other word.
+struct HeadValueFlagWord {
+  AttentionFunction function;
+  std::string_view flag;
+  bool value_follows;
+};
+inline std::optional<HeadValueFlagWord> head_value_flag_word(std::string_view word) {
+  const size_t eq = word.find('=');
+  const std::string_view name = word.substr(0, eq);
+  for (const AttentionFunctionSpec& f : kAttentionFunctionTable)
+    for (int slot = 0; slot < f.value_count; ++slot) {
+      const HeadValueSpec& v = f.values[size_t(slot)];
+      if (name == v.init_flag) return HeadValueFlagWord{f.function, v.init_flag, eq == word.npos};
+      if (name == v.freeze_flag) return HeadValueFlagWord{f.function, v.freeze_flag, false};
+    }
+  return std::nullopt;
+}
+
+// Command-line words meant for runs of several functions (a grid's flags for every child): a
+// value's flag that no function of `functions` has is refused (refuse_head_value_flag).
+inline void check_head_value_flag_words(const std::vector<std::string>& words,
+                                        const std::vector<AttentionFunction>& functions) {
+  for (const std::string& w : words)
+    if (const auto hv = head_value_flag_word(w);
+        hv && std::find(functions.begin(), functions.end(), hv->function) == functions.end())
+      refuse_head_value_flag(hv->flag, functions, hv->function);
+}
+
+// `words` for a child that trains with `function`: the other functions' value flags (and their
+// values) left out, so each run gets its own function's values and the table defaults for the rest.
+inline std::vector<std::string> head_value_flag_words_for(const std::vector<std::string>& words,
+                                                          AttentionFunction function) {
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const auto hv = head_value_flag_word(words[i]);
+    if (!hv || hv->function == function) {
+      kept.push_back(words[i]);
+      continue;
+    }
+    if (hv->value_follows) ++i;  // its value goes with it
+  }
+  return kept;
 }
 
 }  // namespace bb::training

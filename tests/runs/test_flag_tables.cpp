@@ -20,6 +20,7 @@
 #include "icl/train_flags.h"
 #include "runs/icl_experiment.h"
 #include "runs/train_flags.h"
+#include "training/head_value_flags.h"
 
 using namespace bb;
 namespace fs = std::filesystem;
@@ -225,4 +226,29 @@ TEST_CASE("flag tables: an ICL flag is spelled in one C++ source") {
     const std::vector<std::string> files = sources_holding(flag);
     CHECK_MESSAGE(files.size() == 1, fmt::format("{}", fmt::join(files, ", ")));
   }
+}
+
+TEST_CASE("flag tables: a grid's value flags reach only their own function's runs") {
+  using training::head_value_flag_words_for;
+  const std::vector<std::string> words = {"--lr",           "0.001", "--ssa-b-init", "2",
+                                          "--ssa-freeze-b", "--temperature=0.5",
+                                          "--batch",        "4"};
+  // SSA's runs keep SSA's flags (with the value that follows) and drop softmax-t's.
+  CHECK(head_value_flag_words_for(words, AttentionFunction::ssa) ==
+        std::vector<std::string>{"--lr", "0.001", "--ssa-b-init", "2", "--ssa-freeze-b", "--batch",
+                                 "4"});
+  // softmax-t's keep --temperature=0.5 (one word) and drop SSA's, value included.
+  CHECK(head_value_flag_words_for(words, AttentionFunction::softmax_t) ==
+        std::vector<std::string>{"--lr", "0.001", "--temperature=0.5", "--batch", "4"});
+  // softmax has no value: only the other flags remain.
+  CHECK(head_value_flag_words_for(words, AttentionFunction::softmax) ==
+        std::vector<std::string>{"--lr", "0.001", "--batch", "4"});
+  // A value flag that no function of the grid has is a usage error naming it and its owner.
+  CHECK_NOTHROW(training::check_head_value_flag_words(
+      words, {AttentionFunction::ssa, AttentionFunction::softmax_t}));
+  CHECK_THROWS_WITH_AS(
+      training::check_head_value_flag_words(words, {AttentionFunction::softmax,
+                                                    AttentionFunction::ssa}),
+      "--temperature does not apply to --attention softmax,ssa (it sets a value of softmax-t)",
+      UsageError);
 }

@@ -206,3 +206,21 @@ wait_bounded "$moved" 60 || true
 check "experiment: a child that cannot start logs that the binary was rebuilt or removed" \
   grep -q "cannot run .*bb-moved (rebuilt or removed since this command started?)" \
   exp-moved/logs/every-attention-only-residual-softmax-seed2.log
+
+# An attention function's value flags: icl train refuses one its function lacks; icl experiment
+# refuses one no function of its grid has, and gives each run only its own function's values.
+E1=(icl experiment --attention softmax,ssa --seeds 1 --steps 2 --points-every 2 --lengths 5
+    --sigmas 1 --sequences 8 --report-points 5 --jobs 2 --batch 4 --points-start 3
+    --points-end 5 --points-inc 1)
+expect_fail "icl train: --ssa-b-init with softmax" \
+  "--ssa-b-init does not apply to --attention softmax \(it sets a value of ssa\)" \
+  "$BB" "${I[@]}" --attention softmax --ssa-b-init 2 --steps 2 --out icl-hv-x
+expect_fail "icl experiment: --temperature for a softmax,ssa grid" \
+  "--temperature does not apply to --attention softmax,ssa \(it sets a value of softmax-t\)" \
+  "$BB" "${E1[@]}" --temperature 2 --out icl-hv-y
+expect_ok "icl experiment softmax,ssa with --ssa-b-init 2: SSA's runs get it" \
+  "$BB" "${E1[@]}" --ssa-b-init 2 --out icl-hv
+check "... SSA's run records b 2; softmax's trained (without the flag) and records no b" bash -c \
+  'grep -q "\"ssa_b_init\": 2.0" icl-hv/runs/every-full-ssa-seed1/config.json &&
+   test -f icl-hv/runs/every-full-softmax-seed1/model.safetensors &&
+   ! grep -q "ssa_b_init" icl-hv/runs/every-full-softmax-seed1/config.json'
