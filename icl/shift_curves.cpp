@@ -75,6 +75,30 @@ EvalFile read_eval(const fs::path& path) {
   return f;
 }
 
+SaturationFile read_saturation(const fs::path& path) {
+  const json j = read_json_file(path);
+  SaturationFile f{path, j.at("sigmas").get<std::vector<double>>(), j.at("sequences").get<int>(),
+                   j.at("points").get<int>(), {}};
+  for (const auto& m : j.at("models")) {
+    std::vector<double> v;
+    for (const auto& layers : m.at("mean_max_weight")) {
+      double s = 0;
+      for (const auto& x : layers) s += x.get<double>() / double(layers.size());
+      v.push_back(s);
+    }
+    BB_CHECK(v.size() == f.sigmas.size(), "{}: model {} has {} values for {} sigmas",
+             path.string(), m.at("name").get<std::string>(), v.size(), f.sigmas.size());
+    f.mean_max[m.at("name").get<std::string>()] = std::move(v);
+  }
+  return f;
+}
+
+const std::vector<double>& SaturationFile::of(const std::string& model) const {
+  const auto it = mean_max.find(model);
+  BB_CHECK(it != mean_max.end(), "{}: no model named {}", path.string(), model);
+  return it->second;
+}
+
 double number(const json& v) { return v.is_number() ? v.get<double>() : INFINITY; }
 
 // The length nearest `points` among the cells.

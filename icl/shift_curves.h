@@ -46,6 +46,18 @@ struct EvalFile {
 };
 EvalFile read_eval(const std::filesystem::path& path);
 
+// One saturation.json (`babyberta saturation`): per model, the mean over layers of the mean largest
+// attention weight in a row, by sigma of x.
+struct SaturationFile {
+  std::filesystem::path path;
+  std::vector<double> sigmas;
+  int sequences = 0, points = 0;
+  std::map<std::string, std::vector<double>> mean_max;  // model -> by sigma
+  // The model's curve; fails naming the file when it has no such model.
+  const std::vector<double>& of(const std::string& model) const;
+};
+SaturationFile read_saturation(const std::filesystem::path& path);
+
 double number(const nlohmann::json& v);  // a score; null (a diverged cell): infinity
 // The length nearest `points` among the cells.
 int nearest_points(const nlohmann::json& cells, int points);

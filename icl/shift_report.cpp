@@ -386,37 +386,24 @@ class Writer {
   }
 
   void saturation_section(const Group& g) {
-    const fs::path path = dir_ / "saturation" / group_name(g) / "saturation.json";
-    const json j = read_json_file(path);
-    const std::vector<double> sigmas = j.at("sigmas").get<std::vector<double>>();
-    std::map<std::string, std::vector<double>> mean_max;  // model -> by sigma, mean over layers
-    for (const auto& m : j.at("models")) {
-      std::vector<double> v;
-      for (const auto& layers : m.at("mean_max_weight")) {
-        double s = 0;
-        for (const auto& x : layers) s += x.get<double>() / double(layers.size());
-        v.push_back(s);
-      }
-      mean_max[m.at("name").get<std::string>()] = v;
-    }
+    const SaturationFile j = read_saturation(dir_ / "saturation" / group_name(g) / "saturation.json");
+    const std::vector<double>& sigmas = j.sigmas;
     md_ += fmt::format(
         "\n### Saturation beside the errors (`saturation/{}/`)\n\nThe mean over layers of the mean "
         "largest attention weight in a row ({} sequences of {} points per σ); σ₉₀ is the σ of x at "
         "which it first reaches 0.9, beside σ₅₀ from the endpoint:\n\n| function | max weight at "
         "σ {:g} | at σ {:g} | σ₉₀ (max weight) | σ₅₀ (errors) |\n|---|---|---|---|---|\n",
-        group_name(g), j.at("sequences").get<int>(), j.at("points").get<int>(), sigmas.front(),
-        sigmas.back());
+        group_name(g), j.sequences, j.points, sigmas.front(), sigmas.back());
     std::vector<std::pair<std::string, std::vector<Curve>>> lines;
     for (const std::string& fn : g.functions) {
       std::vector<Curve> curves;
       std::vector<double> first, last, s90;
       for (const RunInfo& r : g.runs.at(fn)) {
-        const auto it = mean_max.find(r.name);
-        BB_CHECK(it != mean_max.end(), "{}: no model named {}", path.string(), r.name);
+        const std::vector<double>& weight = j.of(r.name);
         Curve c;
-        for (size_t i = 0; i < sigmas.size(); ++i) c.emplace_back(sigmas[i], it->second[i]);
-        first.push_back(it->second.front()), last.push_back(it->second.back());
-        s90.push_back(crossing_sigma(sigmas, it->second, 0.9));
+        for (size_t i = 0; i < sigmas.size(); ++i) c.emplace_back(sigmas[i], weight[i]);
+        first.push_back(weight.front()), last.push_back(weight.back());
+        s90.push_back(crossing_sigma(sigmas, weight, 0.9));
         curves.push_back(std::move(c));
       }
       int reached = 0;

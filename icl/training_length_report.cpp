@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <regex>
 
 #include "common/error.h"
@@ -64,6 +65,7 @@ PairedDifference paired(const BySeedStep& v, const std::string& a, const std::st
 }
 
 std::string difference_text(const PairedDifference& d) {
+  if (d.n == 0) return "– (no seed in common)";
   if (d.no_variance)
     return fmt::format("{:+.3f} (n = {}; no variance: not testable)", d.mean, d.n);
   if (!d.tested) return fmt::format("{:+.3f} (n = {}: not tested)", d.mean, d.n);
@@ -76,12 +78,79 @@ std::string detectable_cell(const PairedDifference& d) {
   return d.tested ? detectable_text(d, 3, "the range") : "–";
 }
 
+// Secondary: the saturation grid at every checkpoint that has one (saturation/GROUP/step-N/): per
+// function, the mean over layers of the mean largest attention weight in a row at the smallest
+// and the largest sigma, and sigma_90 (where it first reaches 0.9), mean ± sd over seeds.
+void saturation_by_step(const fs::path& dir, const Group& g,
+                        const std::vector<std::pair<int64_t, fs::path>>& steps, std::string& md) {
+  bool header = false;
+  for (const auto& [step, endpoint] : steps) {
+    const fs::path path =
+        dir / "saturation" / group_name(g) / fmt::format("step-{}", step) / "saturation.json";
+    if (!fs::exists(path)) continue;
+    const SaturationFile f = read_saturation(path);
+    if (!header) {
+      md += fmt::format(
+          "\nSaturation (secondary; `saturation/{}/step-N/`): the mean over layers of the mean "
+          "largest attention weight in a row ({} sequences of {} points per σ) at the smallest and "
+          "the largest σ of x, and σ₉₀, the σ at which it first reaches 0.9 (runs that never do "
+          "counted apart), mean ± sd over seeds:\n\n| updates | function | at σ {:g} | at σ {:g} "
+          "| σ₉₀ |\n|---|---|---|---|---|\n",
+          group_name(g), f.sequences, f.points, f.sigmas.front(), f.sigmas.back());
+      header = true;
+    }
+    for (const std::string& fn : g.functions) {
+      std::vector<double> first, last, s90;
+      for (const RunInfo& r : g.runs.at(fn)) {
+        if (!f.mean_max.count(r.name)) continue;
+        const std::vector<double>& w = f.of(r.name);
+        first.push_back(w.front()), last.push_back(w.back());
+        s90.push_back(crossing_sigma(f.sigmas, w, 0.9));
+      }
+      const Stats reached = stats(s90);
+      md += fmt::format("| {} | {} | {} ({}) | {} | {}{} |\n", step, fn, mean_sd(stats(first)),
+                        first.size(), mean_sd(stats(last)), mean_sd(reached, "{:.2f}"),
+                        reached.n < int(s90.size())
+                            ? fmt::format(" ({} of {} reach 0.9)", reached.n, s90.size())
+                            : "");
+    }
+  }
+}
+
 std::vector<double> values_at(const BySeedStep& v, const std::string& f, int64_t step) {
   std::vector<double> out;
   if (!v.count(f)) return out;
   for (const auto& [seed, steps] : v.at(f))
     if (steps.count(step)) out.push_back(steps.at(step));
   return out;
+}
+
+// The grid an evaluation's endpoint is computed on, as the report states it: the length used,
+// the sigma values, the sequences per cell and the first counted point.
+struct Grid {
+  int points = 0, sequences = 0, from_point = 0;
+  std::vector<double> sigmas;
+  bool operator==(const Grid&) const = default;
+};
+
+Grid grid_of(const EvalFile& f, const std::string& model) {
+  Grid g{nearest_points(f.cells(model), 40), f.sequences, f.from_point, xs(by_sigma(f, model, false))};
+  return g;
+}
+
+std::string grid_text(const Grid& g) {
+  return fmt::format("{} points, σ of x = {:g}…{:g} ({} values), {} sequences per σ, errors "
+                     "counted from point {}",
+                     g.points, g.sigmas.front(), g.sigmas.back(), g.sigmas.size(), g.sequences,
+                     g.from_point);
+}
+
+// "n" of a cell: the finite values, and those that are not (a diverged run) said apart.
+std::string count_text(const std::vector<double>& v) {
+  const auto finite = std::count_if(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+  return finite == std::ptrdiff_t(v.size())
+             ? fmt::format("{}", v.size())
+             : fmt::format("{}; {} not finite, left out", finite, v.size() - size_t(finite));
 }
 
 }  // namespace
@@ -129,19 +198,33 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
     }
     BySeedStep value, sigma50;
     DifferenceRange range;  // a share's difference lies in [-1, 1]; an MSE's is unbounded
+    std::optional<Grid> grid;  // every run at every step on the same grid, or refused
+    std::vector<std::string> missing;  // "NAME (step N)" for a run an evaluation lacks
     for (const auto& [step, path] : steps) {
       const EvalFile f = read_eval(path / "eval.json");
       check_steps(f, step);
       if (f.quant) range = {-1, 1};
       for (const std::string& fn : g.functions)
         for (const RunInfo& r : g.runs.at(fn)) {
-          if (!f.models.count(r.name)) continue;
+          if (!f.models.count(r.name)) {
+            missing.push_back(fmt::format("{} (step {})", r.name, step));
+            continue;
+          }
+          const Grid here = grid_of(f, r.name);
+          if (!grid) grid = here;
+          BB_CHECK(here == *grid, "{}: model {} is evaluated on another grid ({}) than the "
+                   "folder's first ({}); evaluate every checkpoint on one grid",
+                   (path / "eval.json").string(), r.name, grid_text(here), grid_text(*grid));
           const Curve c = by_sigma(f, r.name, false);
           value[fn][r.seed][step] = mean_error_over_sigma(c);
           sigma50[fn][r.seed][step] = crossing_sigma(xs(c), ys(c), s.level);
         }
     }
     const int64_t last = steps.back().first;
+    if (grid) md += fmt::format("Evaluated on: {}.\n\n", grid_text(*grid));
+    if (!missing.empty())
+      md += fmt::format("**Not in the evaluations** (left out of every mean and pair there): {}.\n\n",
+                        fmt::join(missing, ", "));
     // The verdict first.
     const PairedDifference primary = paired(value, s.reference, s.primary, last, range);
     if (value.count(s.reference) && value.count(s.primary)) {
@@ -170,7 +253,7 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
       md += fmt::format("| {} |", step);
       for (const std::string& fn : g.functions) {
         const std::vector<double> v = values_at(value, fn, step);
-        md += fmt::format(" {} ({}) |", mean_sd(stats(v)), v.size());
+        md += fmt::format(" {} ({}) |", mean_sd(stats(v)), count_text(v));
       }
       for (const std::string& fn : g.functions) {
         if (fn == s.reference) continue;
@@ -197,6 +280,7 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
       }
       md += "\n";
     }
+    saturation_by_step(dir, g, steps, md);
     // Chart: the endpoint against updates, each function's mean with its seeds as thin lines.
     LineChart c;
     c.title = fmt::format("{}, {}: mean error over σ by updates", g.task, g.arch);

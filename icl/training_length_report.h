@@ -4,12 +4,15 @@
 //                                            --ssa-lr-mult: its own group when not 1)
 //   endpoint/GROUP/step-N/eval.json          40 points, sigma 1..29, many sequences: each run's
 //                                            model after N updates (named by its run; "steps" N)
+//   saturation/GROUP/step-N/saturation.json  (optional) the saturation grid of the same models
 // Primary endpoint (fixed before the checkpoints were evaluated): the mean error share over the
 // sigma grid at 40 points (quantification: the share of sequences with a wrong sign; the mean
-// over sigma = the area under the error curve divided by the grid's span, never censored), the
-// primary function minus the reference paired by seed with a t test, at the last checkpoint.
-// Secondary: the same at the other checkpoints, sigma_50 (icl/shift_report.h) at every one, and
-// every other group (SSA with --ssa-lr-mult) against the reference.
+// over the grid's sigma values, i.e. the area under the error curve divided by their number,
+// never censored), the primary function minus the reference paired by seed with a t test, at the
+// last checkpoint. Secondary: the same at the other checkpoints, sigma_50 (icl/shift_report.h) at
+// every one, every other group (SSA with --ssa-lr-mult) against the reference, and the
+// saturation at every checkpoint. The report states the grid (every run at every step must share
+// it) and names every run an evaluation lacks.
 #pragma once
 #include <filesystem>
 #include <string>
