@@ -97,7 +97,9 @@ std::string md_method(const Comparison& c) {
       "5%, from the noncentral t with the test's df; an estimate, since its standard error comes "
       "from the same few seeds). The 95% bootstrap interval resampling seeds and pairs is "
       "secondary (its own column; with few seeds it is narrower than the t interval because it "
-      "cannot see seed variance it did not sample).\n",
+      "cannot see seed variance it did not sample; \"—\" where a run of either group has no "
+      "per-pair outcomes, the NAME.pairs.jsonl beside its result file, or has another number of "
+      "pairs in a paradigm).\n",
       c.baseline, c.paradigms.size(), c.phenomena.size(), kMinSeedsForClaims, kAlpha,
       across ? "Across kinds (`compare --across-kinds`): each gpt2 group is compared with the "
                "roberta group of the same function and stratum but for the scoring method (a "
