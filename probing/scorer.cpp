@@ -298,14 +298,23 @@ ScoringBatches Scorer::pack(const std::vector<std::vector<int32_t>>& all, Method
 
 // Batches are independent: with T threads, T model replicas each run whole batches on one thread
 // (BLAS and our ops run single-threaded inside the parallel region). This scales far better than
-// splitting each small batch's GEMMs across threads. One thread: the ops use the whole pool
-// themselves. Every batch's result is the same either way.
+// splitting each small batch's GEMMs across threads. Every batch runs on one thread, whatever
+// --threads says: a GEMM split across threads can round a row differently (oneDNN's and
+// OpenBLAS's AVX2 kernels do), so with one replica (one batch, or --threads 1) the pool is
+// narrowed to one thread while it runs. A sentence's score then never depends on --threads.
 void Scorer::run(const ScoringBatches& p, std::vector<SentenceScore>& out,
                  const std::function<void(int64_t)>& progress) {
   const int64_t nb = int64_t(p.batches.size());
   const int T = device_ == Device::cuda
                     ? 1
                     : int(std::clamp<int64_t>(num_threads(), 1, std::max<int64_t>(nb, 1)));
+  struct PoolBack {  // the pool's size back on every way out
+    int threads;
+    ~PoolBack() {
+      if (threads > 1) set_threads(threads);
+    }
+  } pool_back{T == 1 && device_ != Device::cuda ? num_threads() : 0};
+  if (pool_back.threads > 1) set_threads(1);
   add_replicas(T);
   std::atomic<int64_t> next{0}, sequences_done{0};
   int64_t reported = 0;

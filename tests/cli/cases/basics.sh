@@ -36,3 +36,13 @@ expect_fail "a flag before any command is named as such" \
 # --device cuda where there is none (a CPU-only build, or no GPU) is one line, for bench gemm too.
 expect_fail "bench gemm --device cuda without a GPU" "^babyberta: error: .*no CUDA (backend|device)" \
   "$BB" bench gemm --device cuda --seconds 0.1
+
+# A score never depends on --threads: every batch runs on one thread (a product split across
+# threads rounds differently on AVX2 CPUs; with one batch the pool narrows to one thread).
+printf 'the dog sees the toy .\nthe cat wants some milk .\n' > threads-in.txt
+check "score: --threads 1 and --threads 2 give the same bytes (one batch, pll and holistic)" bash -c '
+  for m in pll holistic; do
+    "$0" score --model model --method $m --threads 1 < threads-in.txt > threads-1.jsonl &&
+    "$0" score --model model --method $m --threads 2 < threads-in.txt > threads-2.jsonl &&
+    cmp -s threads-1.jsonl threads-2.jsonl || exit 1
+  done' "$BB"
