@@ -23,6 +23,13 @@ template <typename... Args>
   throw Error(fmt::format(f, std::forward<Args>(args)...));
 }
 
+// A UsageError: flags that contradict what is there (a resume with other settings) or ask for
+// nothing.
+template <typename... Args>
+[[noreturn]] void usage_fail(fmt::format_string<Args...> f, Args&&... args) {
+  throw UsageError(fmt::format(f, std::forward<Args>(args)...));
+}
+
 }  // namespace bb
 
 // CHECK(cond, fmt, args...): always on, also in release builds.

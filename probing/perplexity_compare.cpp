@@ -115,14 +115,14 @@ PerplexityComparison compare_perplexities(const std::vector<PerplexityFile>& fil
                f.file, name, it->second->file);
     }
   for (auto& [kind, by_function] : groups) {
-    BB_CHECK(by_function.contains(baseline),
-             "compare-perplexity: no {} file with attention {} (the --baseline) among the {} "
-             "files; their functions: {}",
-             kind, baseline, kind, fmt::join([&] {
-               std::vector<std::string> names;
-               for (const auto& [fn, _] : by_function) names.push_back(fn);
-               return names;
-             }(), ", "));
+    if (!by_function.contains(baseline))
+      usage_fail("compare-perplexity: no {} file with attention {} (the --baseline) among the {} "
+                 "files; their functions: {}",
+                 kind, baseline, kind, fmt::join([&] {
+                   std::vector<std::string> names;
+                   for (const auto& [fn, _] : by_function) names.push_back(fn);
+                   return names;
+                 }(), ", "));
     for (auto& [fn, group] : by_function) {
       std::set<int64_t> seen;
       for (const PerplexityFile* f : group)

@@ -56,7 +56,7 @@ void reconcile(const ExperimentArgs& a, const std::vector<fs::path>& stale, cons
                const std::vector<std::string>& diff) {
   if (diff.empty()) return;
   if (!a.force)
-    fail("{}: made with other settings ({}); choose a new --out or pass --force to redo it",
+    usage_fail("{}: made with other settings ({}); choose a new --out or pass --force to redo it",
          what.string(), fmt::join(diff, "; "));
   fmt::print(stderr, "experiment: --force: redoing {} ({})\n", what.string(), fmt::join(diff, "; "));
   for (const fs::path& p : stale) fs::remove_all(p);

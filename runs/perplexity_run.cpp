@@ -99,8 +99,8 @@ ojson run_perplexity(const PerplexityArgs& a) {
   const Precision precision = parse_precision(a.precision);
   require_precision(precision, device);
   const ModelKind kind = require_model_kind(a.model, ModelCommand::perplexity).kind;
-  BB_CHECK(!a.texts.empty() || !a.good_of.empty() || !a.dev_of.empty(),
-           "perplexity: nothing to measure (give --text, --good-of or --dev-of)");
+  if (a.texts.empty() && a.good_of.empty() && a.dev_of.empty())
+    usage_fail("perplexity: nothing to measure (give --text, --good-of or --dev-of)");
   if (!a.out.empty()) {
     check_results_writable(a.out);
     for (const std::string& t : a.texts) {

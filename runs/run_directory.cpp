@@ -39,12 +39,12 @@ void check_run_directory(const TrainArgs& a, const ojson& settings) {
     return s.contains("--kind") ? s["--kind"].get<std::string>() : std::string("roberta");
   };
   if (kind_of(*saved) != kind_of(settings))
-    fail("{}: cannot resume: it holds a {} run, not a {} one (--kind; a run keeps its model kind)",
+    usage_fail("{}: cannot resume: it holds a {} run, not a {} one (--kind; a run keeps its model kind)",
          out.string(), kind_of(*saved), kind_of(settings));
   const auto diff = settings_differences(*saved, settings, "checkpoint");
   const bool longer = saved->value(flag_name::steps, int64_t(0)) < a.steps;
   if (!diff.empty())
-    fail("{}: cannot resume with other settings ({}); use the original flags (only {} may "
+    usage_fail("{}: cannot resume with other settings ({}); use the original flags (only {} may "
          "change){}",
          out.string(), fmt::join(diff, "; "), resumable_flags(),
          !longer ? ""

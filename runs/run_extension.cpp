@@ -63,7 +63,7 @@ void extend_run(TrainArgs& a, const ojson& settings) {
            "give the run's --steps", out.string(), recorded, planned);
   const auto diff = settings_differences(saved, settings, "checkpoint");
   if (!diff.empty())
-    fail("{}: cannot extend with other settings ({}); use the original flags", out.string(),
+    usage_fail("{}: cannot extend with other settings ({}); use the original flags", out.string(),
          fmt::join(diff, "; "));
 
   // The S-step run and the N-step run agree up to the S-step run's decay (constant: its end).

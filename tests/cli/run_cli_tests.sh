@@ -34,6 +34,15 @@ expect_fail() {
   fi
 }
 
+# expect_exit2 NAME REGEX CMD...: as expect_fail, and the exit status is 2 (a usage error: a bad
+# flag, a request the model or machine cannot serve, flags that contradict the run directory).
+expect_exit2() {
+  local name="$1"; shift
+  expect_fail "$name" "$@"
+  (cd "$WORK" && "${@:2}" </dev/null >/dev/null 2>&1); local rc=$?
+  if [ "$rc" -eq 2 ]; then _case_passed "$name: exit 2"; else _case_failed "$name: exit 2" "exit $rc"; fi
+}
+
 # expect_ok NAME CMD...: CMD exits 0.
 expect_ok() {
   local name="$1"; shift

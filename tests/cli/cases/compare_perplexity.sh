@@ -31,7 +31,7 @@ check "a rerun regenerates the report byte for byte" cmp cp-report/perplexity.md
 expect_ok "--per token" "$BB" compare-perplexity cp-ppl --out cp-report-tok --per token
 check "--per token's table says so" grep -q "^# Perplexity per token" cp-report-tok/perplexity.md
 
-expect_fail "a baseline no file has" "no gpt2 file with attention cosformer \(the --baseline\) among the gpt2 files; their functions: softmax, ssa" \
+expect_exit2 "a baseline no file has" "no gpt2 file with attention cosformer \(the --baseline\) among the gpt2 files; their functions: softmax, ssa" \
   "$BB" compare-perplexity cp-ppl --out cp-bad --baseline cosformer
 expect_fail "--per char" "--per: unknown unit 'char' \(expected word or token\)" \
   "$BB" compare-perplexity cp-ppl --out cp-bad --per char

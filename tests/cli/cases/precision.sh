@@ -2,13 +2,6 @@
 # run.json and resumes; a CPU without bf16 refused with exit 2 before any work. The bf16 cases run
 # where the CPU has AMX-BF16 or AVX512-BF16 and say they skip elsewhere.
 fixtures
-# expect_exit2 NAME REGEX CMD...: exit 2 (a usage error) and the message.
-expect_exit2() {
-  local name="$1"; shift
-  expect_fail "$name" "$@"
-  (cd "$WORK" && "${@:2}" >/dev/null 2>&1); local rc=$?
-  if [ "$rc" -eq 2 ]; then _case_passed "$name: exit 2"; else _case_failed "$name: exit 2" "exit $rc"; fi
-}
 T=(train --corpus corpus.txt --preset tiny --vocab-size 400 --eval-every 5 --dev-batches 2 --seed 1)
 NO_BF16=(env DNNL_MAX_CPU_ISA=AVX512_CORE)
 
