@@ -13,6 +13,7 @@
 #include "runs/icl_train_run.h"
 #include "runs/train_flags.h"
 #include "runs/train_run.h"
+#include "training/head_value_flags.h"
 #include "training/stop_request.h"
 
 namespace py = pybind11;
@@ -96,6 +97,7 @@ void train(std::vector<std::string> args, const py::object& progress) {
   } catch (const CLI::ParseError& e) {
     fail("train: {}", e.what());
   }
+  training::check_head_value_flag_words(args, {parse_attention_function(a.attention)});  // as the CLI
   const int64_t steps = a.steps;
   run_in_process<StepLog>(
       [&](const std::function<void(const StepLog&)>& on_step) { run_train(a, {}, on_step); },
@@ -118,6 +120,7 @@ void icl_train(const std::vector<std::string>& args, const py::object& progress)
   } catch (const CLI::ParseError& e) {
     fail("icl_train: {}", e.what());
   }
+  training::check_head_value_flag_words(args, {parse_attention_function(a.attention)});  // as the CLI
   const int64_t steps = a.extend_to > 0 ? a.extend_to : a.s.steps;
   run_in_process<icl::StepLog>(
       [&](const std::function<void(const icl::StepLog&)>& on_step) { run_icl_train(a, on_step); },

@@ -129,9 +129,13 @@ std::vector<Job> training_jobs(const IclExperimentArgs& a, const std::vector<std
                      : fmt::format(" and {} N to make them longer", flag_name::extend_to));
           std::vector<std::string> args = icl::to_args(run);
           args.insert(args.end(), fn.train_flags.begin(), fn.train_flags.end());
-          const std::vector<std::string> own =  // other functions' value flags left out
-              training::head_value_flag_words_for(a.train_flags, fn.function);
-          args.insert(args.end(), own.begin(), own.end());
+          // The grid's value flags reach a run through its variant (parsed with them as the
+          // base: its name and label say them), never twice.
+          for (size_t i = 0; i < a.train_flags.size(); ++i) {
+            const auto value_flag = training::head_value_flag_word(a.train_flags[i]);
+            if (!value_flag) args.push_back(a.train_flags[i]);
+            else if (value_flag->value_follows) ++i;
+          }
           train.push_back({r.name, args, out / "logs" / (r.name + ".log")});
           runs.push_back(r);
         }
@@ -307,7 +311,12 @@ std::string run_icl_experiment(IclExperimentArgs a) {
   usable_device(a.device);
   const std::vector<std::string> tasks = split_list(a.tasks, "--tasks");
   const std::vector<std::string> archs = split_list(a.archs, "--archs");
-  const std::vector<AttentionVariant> variants = parse_attention_variants(a.attention, flag_name::attention);
+  // The grid's value flags (--ssa-b-init 2 for every SSA run) are the variants' base, as in
+  // `experiment`; one that no function of the grid has is refused.
+  std::vector<std::string> grid_words = a.train_flags;
+  grid_words.insert(grid_words.end(), {flag_name::out, "unused"});
+  const std::vector<AttentionVariant> variants = parse_attention_variants(
+      a.attention, flag_name::attention, icl::parse_train_args(grid_words).head_values);
   std::vector<AttentionFunction> functions;
   for (const AttentionVariant& v : variants) functions.push_back(v.function);
   training::check_head_value_flag_words(a.train_flags, functions);

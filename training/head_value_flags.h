@@ -106,20 +106,4 @@ inline void check_head_value_flag_words(const std::vector<std::string>& words,
       refuse_head_value_flag(hv->flag, functions, hv->function);
 }
 
-// `words` for a child that trains with `function`: the other functions' value flags (and their
-// values) left out, so each run gets its own function's values and the table defaults for the rest.
-inline std::vector<std::string> head_value_flag_words_for(const std::vector<std::string>& words,
-                                                          AttentionFunction function) {
-  std::vector<std::string> kept;
-  for (size_t i = 0; i < words.size(); ++i) {
-    const auto hv = head_value_flag_word(words[i]);
-    if (!hv || hv->function == function) {
-      kept.push_back(words[i]);
-      continue;
-    }
-    if (hv->value_follows) ++i;  // its value goes with it
-  }
-  return kept;
-}
-
 }  // namespace bb::training

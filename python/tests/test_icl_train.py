@@ -93,3 +93,15 @@ def test_ctrl_c_saves_and_the_same_call_resumes_bit_for_bit(tmp_path):
     babyberta.icl_train(out=tmp_path / "one", steps=8, **FLAGS)
     assert (tmp_path / "run" / "model.safetensors").read_bytes() == \
         (tmp_path / "one" / "model.safetensors").read_bytes()
+
+
+def test_a_value_flag_of_another_function_is_refused_as_in_the_cli(tmp_path):
+    """ssa_b_init for a softmax run would change nothing: refused (icl_train and train), naming
+    the flag and whose value it sets, before any work."""
+    flags = dict(FLAGS, attention="softmax")
+    with pytest.raises(babyberta.Error, match=r"--ssa-b-init does not apply to --attention softmax"):
+        babyberta.icl_train(out=tmp_path / "x", steps=2, ssa_b_init=2.0, **flags)
+    assert not (tmp_path / "x").exists()
+    with pytest.raises(babyberta.Error, match=r"--temperature does not apply to --attention ssa"):
+        babyberta.train(corpus=tmp_path / "none.txt", out=tmp_path / "y", attention="ssa",
+                        temperature=2.0)

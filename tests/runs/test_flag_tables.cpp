@@ -228,22 +228,24 @@ TEST_CASE("flag tables: an ICL flag is spelled in one C++ source") {
   }
 }
 
-TEST_CASE("flag tables: a grid's value flags reach only their own function's runs") {
-  using training::head_value_flag_words_for;
-  const std::vector<std::string> words = {"--lr",           "0.001", "--ssa-b-init", "2",
-                                          "--ssa-freeze-b", "--temperature=0.5",
-                                          "--batch",        "4"};
-  // SSA's runs keep SSA's flags (with the value that follows) and drop softmax-t's.
-  CHECK(head_value_flag_words_for(words, AttentionFunction::ssa) ==
-        std::vector<std::string>{"--lr", "0.001", "--ssa-b-init", "2", "--ssa-freeze-b", "--batch",
-                                 "4"});
-  // softmax-t's keep --temperature=0.5 (one word) and drop SSA's, value included.
-  CHECK(head_value_flag_words_for(words, AttentionFunction::softmax_t) ==
-        std::vector<std::string>{"--lr", "0.001", "--temperature=0.5", "--batch", "4"});
-  // softmax has no value: only the other flags remain.
-  CHECK(head_value_flag_words_for(words, AttentionFunction::softmax) ==
-        std::vector<std::string>{"--lr", "0.001", "--batch", "4"});
+TEST_CASE("flag tables: a grid's words that are value flags, in both spellings") {
+  using training::head_value_flag_word;
+  const auto b = head_value_flag_word("--ssa-b-init");
+  REQUIRE(b);
+  CHECK((b->function == AttentionFunction::ssa && b->flag == "--ssa-b-init" && b->value_follows));
+  const auto tau = head_value_flag_word("--temperature=0.5");  // the value in the same word
+  REQUIRE(tau);
+  CHECK((tau->function == AttentionFunction::softmax_t && tau->flag == "--temperature" &&
+         !tau->value_follows));
+  const auto freeze = head_value_flag_word("--ssa-freeze-b");  // a switch: no value
+  REQUIRE(freeze);
+  CHECK((freeze->function == AttentionFunction::ssa && !freeze->value_follows));
+  CHECK_FALSE(head_value_flag_word("--lr"));
+  CHECK_FALSE(head_value_flag_word("2"));
+  CHECK_FALSE(head_value_flag_word("--ssa-b-initial"));  // only the exact name
   // A value flag that no function of the grid has is a usage error naming it and its owner.
+  const std::vector<std::string> words = {"--lr", "0.001", "--ssa-b-init", "2",
+                                          "--temperature=0.5"};
   CHECK_NOTHROW(training::check_head_value_flag_words(
       words, {AttentionFunction::ssa, AttentionFunction::softmax_t}));
   CHECK_THROWS_WITH_AS(

@@ -209,7 +209,7 @@ check "experiment: a child that cannot start logs that the binary was rebuilt or
 
 # An attention function's value flags: icl train refuses one its function lacks; icl experiment
 # refuses one no function of its grid has, and gives each run only its own function's values.
-E1=(icl experiment --attention softmax,ssa --seeds 1 --steps 2 --points-every 2 --lengths 5
+E1=(icl experiment --seeds 1 --steps 2 --points-every 2 --lengths 5
     --sigmas 1 --sequences 8 --report-points 5 --jobs 2 --batch 4 --points-start 3
     --points-end 5 --points-inc 1)
 expect_fail "icl train: --ssa-b-init with softmax" \
@@ -217,10 +217,16 @@ expect_fail "icl train: --ssa-b-init with softmax" \
   "$BB" "${I[@]}" --attention softmax --ssa-b-init 2 --steps 2 --out icl-hv-x
 expect_fail "icl experiment: --temperature for a softmax,ssa grid" \
   "--temperature does not apply to --attention softmax,ssa \(it sets a value of softmax-t\)" \
-  "$BB" "${E1[@]}" --temperature 2 --out icl-hv-y
+  "$BB" "${E1[@]}" --attention softmax,ssa --temperature 2 --out icl-hv-y
 expect_ok "icl experiment softmax,ssa with --ssa-b-init 2: SSA's runs get it" \
-  "$BB" "${E1[@]}" --ssa-b-init 2 --out icl-hv
-check "... SSA's run records b 2; softmax's trained (without the flag) and records no b" bash -c \
-  'grep -q "\"ssa_b_init\": 2.0" icl-hv/runs/every-full-ssa-seed1/config.json &&
+  "$BB" "${E1[@]}" --attention softmax,ssa --ssa-b-init 2 --out icl-hv
+check "... SSA's run is named and labelled by its b (2); softmax's trained without the flag" bash -c \
+  'grep -q "\"ssa_b_init\": 2.0" icl-hv/runs/every-full-ssa-b2-seed1/config.json &&
    test -f icl-hv/runs/every-full-softmax-seed1/model.safetensors &&
-   ! grep -q "ssa_b_init" icl-hv/runs/every-full-softmax-seed1/config.json'
+   ! grep -q "ssa_b_init" icl-hv/runs/every-full-softmax-seed1/config.json &&
+   grep -q "ssa(b=2)" icl-hv/table.md'
+expect_ok "icl experiment with a variant and a grid value: each once (no repeated flag)" \
+  "$BB" "${E1[@]}" --attention "softmax,ssa(n=2)" --ssa-b-init 2 --out icl-hv2
+check "... the SSA run has both values" bash -c \
+  'grep -q "\"ssa_b_init\": 2.0" icl-hv2/runs/every-full-ssa-b2-n2-seed1/config.json &&
+   grep -q "\"ssa_n_init\": 2.0" icl-hv2/runs/every-full-ssa-b2-n2-seed1/config.json'
