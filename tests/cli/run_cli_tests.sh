@@ -39,7 +39,7 @@ expect_fail() {
 expect_exit2() {
   local name="$1"; shift
   expect_fail "$name" "$@"
-  (cd "$WORK" && "${@:2}" </dev/null >/dev/null 2>&1); local rc=$?
+  (cd "$WORK" && timeout "${CLI_TEST_TIMEOUT:-60}" "${@:2}" </dev/null >/dev/null 2>&1); local rc=$?
   if [ "$rc" -eq 2 ]; then _case_passed "$name: exit 2"; else _case_failed "$name: exit 2" "exit $rc"; fi
 }
 
