@@ -58,6 +58,8 @@ PairedDifference paired(const BySeedStep& v, const std::string& a, const std::st
   for (const auto& [seed, steps] : v.at(a)) {
     const auto other = v.at(b).find(seed);
     if (other == v.at(b).end() || !steps.count(step) || !other->second.count(step)) continue;
+    // a pair with a non-finite value (a diverged cell) is left out, as from the means
+    if (!std::isfinite(steps.at(step)) || !std::isfinite(other->second.at(step))) continue;
     x.push_back(steps.at(step));
     y.push_back(other->second.at(step));
   }
@@ -182,8 +184,8 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
       "first counted point on), {} − {} paired by seed with a t test, at the last checkpoint. "
       "Secondary: the same at the earlier checkpoints, every other group against {}, and σ₅₀ "
       "(the σ at which the error first reaches {:g}; censored: never within the grid).\n\n"
-      "Cells: mean ± sd over seeds (n). A difference: mean [95% t interval] (n pairs; tested with "
-      "at least {} pairs); p: its paired t test, uncorrected; detectable: the smallest difference "
+      "Cells: mean ± sd over seeds (n). A difference: mean [95% t interval] (n pairs, any with a "
+      "non-finite value left out; tested with at least {} pairs); p: its paired t test, uncorrected; detectable: the smallest difference "
       "these seeds could have detected (80% power, two-sided 5%). An interval containing 0 is "
       "inconclusive, never \"no effect\". {}\n",
       s.primary, s.reference, s.reference, s.level, kMinSeeds, kClippedIntervalNote);
