@@ -5,12 +5,16 @@
 # and on BLiMP's good sentences (the roberta runs: the bf16 study's fp32 arm, $ROOT/fp32, measured
 # the same way), copied into this folder's perplexity/ for compare-perplexity (README.md). Run
 # from a copy of the binary outside build/; the same command resumes.
-# Usage: results/decoder-vs-encoder-aochildes/train.sh BINARY ROOT
+# Usage: results/decoder-vs-encoder-aochildes/train.sh BINARY ROOT [FIRST LAST]
 set -euo pipefail
-bin="$1"; root="$2"
+bin="$1"; root="$2"; first="${3:-1}"; last="${4:-3}"
+# FIRST LAST: only seeds FIRST..LAST (default 1 3), for a machine that is not kept between
+# sessions: one seed's runs within one session (copying their files into this folder is not
+# scripted yet)
 data="$(cd "$(dirname "$0")/../../.." && pwd)/shared/data"
 "$bin" experiment --kinds gpt2 --corpus "$data/aochildes/aochildes_merged.txt" \
-  --suite "$data/zorro" --attention softmax,ssa --seeds 3 --recipe babyberta --preset babyberta \
+  --suite "$data/zorro" --attention softmax,ssa --first-seed "$first" --seeds "$last" \
+  --recipe babyberta --preset babyberta \
   --steps 16000 --eval-every 1000 --probe-every 4000 --baselines 1,3 --jobs 2 --threads 1 \
   --out "$root/gpt2"
 mkdir -p "$root/perplexity"

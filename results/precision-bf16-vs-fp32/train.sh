@@ -2,9 +2,12 @@
 # The study's 12 runs (README.md): BabyBERTa's recipe, babyberta preset, 16,000 steps, softmax and
 # SSA, seeds 1-3, fp32 then bf16, two runs at a time with 1 thread each. Run from a copy of the
 # binary outside build/ (a rebuild must not touch a running or resumed run); the same command
-# resumes. Usage: results/precision-bf16-vs-fp32/train.sh BINARY ROOT
+# resumes. Usage: results/precision-bf16-vs-fp32/train.sh BINARY ROOT [FIRST LAST]
 set -euo pipefail
-bin="$1"; root="$2"
+bin="$1"; root="$2"; first="${3:-1}"; last="${4:-3}"
+# FIRST LAST: only seeds FIRST..LAST (default 1 3), for a machine that is not kept between
+# sessions: one seed's runs within one session (copying their files into this folder is not
+# scripted yet)
 data="$(cd "$(dirname "$0")/../../.." && pwd)/shared/data"
 # The fp32 arm is also the decoder-vs-encoder study's roberta arm (results/decoder-vs-encoder-
 # aochildes/): it is probed with pll too and every 4,000 steps (learning curves); neither changes
@@ -13,6 +16,7 @@ for p in fp32 bf16; do
   extra=()
   [ "$p" = fp32 ] && extra=(--method holistic,pll --probe-every 4000) || extra=(--method holistic)
   "$bin" experiment --corpus "$data/aochildes/aochildes_merged.txt" --suite "$data/zorro" \
-    --attention softmax,ssa --seeds 3 --recipe babyberta --preset babyberta --steps 16000 \
+    --attention softmax,ssa --first-seed "$first" --seeds "$last" --recipe babyberta \
+    --preset babyberta --steps 16000 \
     --eval-every 1000 "${extra[@]}" --precision "$p" --jobs 2 --threads 1 --out "$root/$p"
 done
