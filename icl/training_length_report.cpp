@@ -136,8 +136,8 @@ struct Grid {
 };
 
 Grid grid_of(const EvalFile& f, const std::string& model) {
-  Grid g{nearest_points(f.cells(model), 40), f.sequences, f.from_point, xs(by_sigma(f, model, false))};
-  return g;
+  return {nearest_points(f.cells(model), 40), f.sequences, f.from_point,
+          xs(by_sigma(f, model, false))};
 }
 
 std::string grid_text(const Grid& g) {
@@ -185,8 +185,9 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
       "Secondary: the same at the earlier checkpoints, every other group against {}, and σ₅₀ "
       "(the σ at which the error first reaches {:g}; censored: never within the grid).\n\n"
       "Cells: mean ± sd over seeds (n). A difference: mean [95% t interval] (n pairs, any with a "
-      "non-finite value left out; tested with at least {} pairs); p: its paired t test, uncorrected; detectable: the smallest difference "
-      "these seeds could have detected (80% power, two-sided 5%). An interval containing 0 is "
+      "non-finite value left out; tested with at least {} pairs); p: its paired t test, "
+      "uncorrected; detectable: the smallest difference these seeds could have detected (80% "
+      "power, two-sided 5%). An interval containing 0 is "
       "inconclusive, never \"no effect\". {}\n",
       s.primary, s.reference, s.reference, s.level, kMinSeeds, kClippedIntervalNote);
   fs::create_directories(dir / "charts");
@@ -225,8 +226,9 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
     const int64_t last = steps.back().first;
     if (grid) md += fmt::format("Evaluated on: {}.\n\n", grid_text(*grid));
     if (!missing.empty())
-      md += fmt::format("**Not in the evaluations** (left out of every mean and pair there): {}.\n\n",
-                        fmt::join(missing, ", "));
+      md += fmt::format(
+          "**Not in the evaluations** (left out of every mean and pair there): {}.\n\n",
+          fmt::join(missing, ", "));
     // The verdict first.
     const PairedDifference primary = paired(value, s.reference, s.primary, last, range);
     if (value.count(s.reference) && value.count(s.primary)) {

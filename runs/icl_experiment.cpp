@@ -96,6 +96,14 @@ std::vector<Job> training_jobs(const IclExperimentArgs& a, const std::vector<std
                                const std::vector<AttentionVariant>& variants, std::vector<Run>& runs) {
   std::vector<Job> train;
   const fs::path out = a.out;
+  // The flags every run gets: the grid's value flags reach a run through its variant (parsed with
+  // them as the base: its name and label say them), never twice.
+  std::vector<std::string> every_run;
+  for (size_t i = 0; i < a.train_flags.size(); ++i) {
+    const auto value_flag = training::head_value_flag_word(a.train_flags[i]);
+    if (!value_flag) every_run.push_back(a.train_flags[i]);
+    else if (value_flag->value_follows) ++i;
+  }
   for (const auto& task : tasks)
     for (const auto& arch : archs)
       for (const AttentionVariant& fn : variants)
@@ -129,13 +137,7 @@ std::vector<Job> training_jobs(const IclExperimentArgs& a, const std::vector<std
                      : fmt::format(" and {} N to make them longer", flag_name::extend_to));
           std::vector<std::string> args = icl::to_args(run);
           args.insert(args.end(), fn.train_flags.begin(), fn.train_flags.end());
-          // The grid's value flags reach a run through its variant (parsed with them as the
-          // base: its name and label say them), never twice.
-          for (size_t i = 0; i < a.train_flags.size(); ++i) {
-            const auto value_flag = training::head_value_flag_word(a.train_flags[i]);
-            if (!value_flag) args.push_back(a.train_flags[i]);
-            else if (value_flag->value_follows) ++i;
-          }
+          args.insert(args.end(), every_run.begin(), every_run.end());
           train.push_back({r.name, args, out / "logs" / (r.name + ".log")});
           runs.push_back(r);
         }
