@@ -9,23 +9,31 @@
 set -euo pipefail
 bin="$1"; root="$2"; first="${3:-1}"; last="${4:-3}"
 # FIRST LAST: only seeds FIRST..LAST (default 1 3), for a machine that is not kept between
-# sessions: one seed's runs within one session (copying their files into this folder is not
-# scripted yet)
-data="$(cd "$(dirname "$0")/../../.." && pwd)/shared/data"
+# sessions: one seed's runs within one session. scripts/collect-experiment.sh copies the finished
+# gpt2 runs' files (run.json, config.json, metrics, trained values, probes, results; no models)
+# into this folder's gpt2/ (the roberta runs' are in ../precision-bf16-vs-fp32/fp32/).
+here="$(cd "$(dirname "$0")" && pwd)"; data="$(cd "$here/../../.." && pwd)/shared/data"
 "$bin" experiment --kinds gpt2 --corpus "$data/aochildes/aochildes_merged.txt" \
   --suite "$data/zorro" --attention softmax,ssa --first-seed "$first" --seeds "$last" \
   --recipe babyberta --preset babyberta \
   --steps 16000 --eval-every 1000 --probe-every 4000 --baselines 1,3 --jobs 2 --threads 1 \
   --out "$root/gpt2"
+bash "$here/../../scripts/collect-experiment.sh" "$bin" "$root/gpt2" "$here/gpt2"
+# Perplexities of every finished run (model.safetensors written) not measured yet, two at a time
+# with 1 thread each; a rerun measures what is missing (the roberta runs' once they are trained).
 mkdir -p "$root/perplexity"
+pids=()
 for arm in gpt2 fp32; do
   for run in "$root/$arm"/runs/*; do
-    [ -d "$run" ] || continue
-    name="$(basename "$run")"
-    out="$root/perplexity/$name.json"
-    [ -e "$out" ] || "$bin" perplexity --model "$run" --dev-of "$run" --good-of "$data/blimp" \
-      --threads 1 --out "$out"
+    [ -f "$run/model.safetensors" ] || continue
+    out="$root/perplexity/$(basename "$run").json"
+    [ -e "$out" ] && continue
+    "$bin" perplexity --model "$run" --dev-of "$run" --good-of "$data/blimp" --threads 1 \
+      --out "$out" &
+    pids+=("$!")
+    if [ "${#pids[@]}" -ge 2 ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
   done
 done
-mkdir -p "$(dirname "$0")/perplexity"
-cp "$root"/perplexity/*.json "$(dirname "$0")/perplexity/"
+for p in "${pids[@]}"; do wait "$p"; done
+mkdir -p "$here/perplexity"
+cp "$root"/perplexity/*.json "$here/perplexity/"

@@ -6,10 +6,11 @@
 set -euo pipefail
 bin="$1"; root="$2"; first="${3:-1}"; last="${4:-3}"; arms="${5:-fp32 bf16}"
 # FIRST LAST: only seeds FIRST..LAST (default 1 3), for a machine that is not kept between
-# sessions: one seed's runs within one session (copying their files into this folder is not
-# scripted yet). ARMS: "fp32 bf16" (default), or one of them: "fp32" alone trains the
+# sessions: one seed's runs within one session. After each arm, scripts/collect-experiment.sh
+# copies its finished runs' files (run.json, config.json, metrics, trained values, probes,
+# results; no models) into this folder's fp32/ or bf16/. ARMS: "fp32 bf16" (default), or one of them: "fp32" alone trains the
 # decoder-vs-encoder study's roberta arm on a CPU without bf16 (where the bf16 arm exits 2)
-data="$(cd "$(dirname "$0")/../../.." && pwd)/shared/data"
+here="$(cd "$(dirname "$0")" && pwd)"; data="$(cd "$here/../../.." && pwd)/shared/data"
 # The fp32 arm is also the decoder-vs-encoder study's roberta arm (results/decoder-vs-encoder-
 # aochildes/): it is probed with pll too and every 4,000 steps (learning curves); neither changes
 # what is trained (--probe-every is not a math flag).
@@ -21,4 +22,5 @@ for p in $arms; do
     --attention softmax,ssa --first-seed "$first" --seeds "$last" --recipe babyberta \
     --preset babyberta --steps 16000 \
     --eval-every 1000 "${extra[@]}" --precision "$p" --jobs 2 --threads 1 --out "$root/$p"
+  bash "$here/../../scripts/collect-experiment.sh" "$bin" "$root/$p" "$here/$p"
 done
