@@ -17,6 +17,7 @@
 #include "icl/trainer.h"
 #include "icl/experiment_report.h"
 #include "icl/shift_curves.h"
+#include "icl/trained_values.h"
 #include "common/statistics.h"
 #include "icl/task.h"
 #include "common/svg.h"
@@ -82,7 +83,7 @@ class Writer {
     if (quant_) direction_section(g, endpoint);
     if (fs::exists(dir_ / "authors" / name / "eval.json"))
       authors_section(g, read_eval(dir_ / "authors" / name / "eval.json"));
-    trained_values_section(g);
+    md_ += trained_values_section(dir_ / "runs", g);
     return md_;
   }
 
@@ -128,59 +129,6 @@ class Writer {
   std::string md_;
   bool quant_ = true;
   std::map<std::string, std::vector<double>> sigma50_;  // function -> per seed (this group)
-
-  // Each trainable attention value (SSA's b and n, softmax-t's τ) of every run, per layer and
-  // head, initial (config.json) → final (model.safetensors' raw value through the function's map).
-  void trained_values_section(const Group& g) {
-    std::vector<std::string> with_values;
-    for (const std::string& fn : g.functions)
-      if (attention_function_spec(g.runs.at(fn).front().attention).value_count > 0)
-        with_values.push_back(fn);
-    if (with_values.empty()) return;
-    md_ += fmt::format(
-        "\n### Trained values of the attention functions\n\nPer run, layer and head: the initial "
-        "value (config.json) → the trained one (`runs/NAME/model.safetensors`, its raw value "
-        "mapped as the function maps it). A value *moves* when some head's changes by more than "
-        "{:g}.\n\n| function | seed | layer | per head: initial → trained |\n|---|---|---|---|\n",
-        kMovesBy);
-    std::vector<std::string> summary;
-    for (const std::string& fn : with_values) {
-      const AttentionFunctionSpec& f = attention_function_spec(g.runs.at(fn).front().attention);
-      std::array<double, 2> largest{0, 0};
-      int read = 0;
-      for (const RunInfo& r : g.runs.at(fn)) {
-        const fs::path run = dir_ / "runs" / r.name;
-        if (!fs::exists(run / "model.safetensors")) continue;
-        ++read;
-        const Config c = read_config(run / "config.json");
-        const auto values = read_head_values(run, c);  // [slot][layer][head]
-        for (int l = 0; l < c.layers; ++l) {
-          std::vector<std::string> cells;
-          for (int slot = 0; slot < f.value_count; ++slot) {
-            const double init = c.head_value_init(slot);
-            std::vector<std::string> heads;
-            for (double now : values[size_t(slot)][size_t(l)]) {
-              largest[size_t(slot)] = std::max(largest[size_t(slot)], std::abs(now - init));
-              heads.push_back(fmt::format("{:.2f} → {:.2f}", init, now));
-            }
-            cells.push_back(fmt::format("{}: {}", f.values[size_t(slot)].name, fmt::join(heads, ", ")));
-          }
-          md_ += fmt::format("| {} | {} | {} | {} |\n", fn, r.seed, l, fmt::join(cells, "; "));
-        }
-      }
-      if (read == 0) continue;
-      std::vector<std::string> moved;
-      for (int slot = 0; slot < f.value_count; ++slot)
-        moved.push_back(fmt::format("{} by at most {:.3f} ({})", f.values[size_t(slot)].name,
-                                    largest[size_t(slot)],
-                                    largest[size_t(slot)] > kMovesBy ? "moves" : "nearly fixed"));
-      summary.push_back(fmt::format("{} ({} runs): {}", fn, read, fmt::join(moved, ", ")));
-    }
-    if (!summary.empty())
-      md_ += fmt::format("\nLargest change from the initial value over runs, layers and heads: "
-                         "{}.\n", fmt::join(summary, "; "));
-  }
-  static constexpr double kMovesBy = 0.1;
 
   // Per function its runs' curves by sigma, then one line per baseline (relative: the zero
   // predictor, whose ratio to itself is 1, left out).

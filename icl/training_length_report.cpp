@@ -13,6 +13,7 @@
 #include "common/svg.h"
 #include "icl/experiment_report.h"
 #include "icl/shift_curves.h"
+#include "icl/trained_values.h"
 
 namespace bb::icl {
 
@@ -310,6 +311,7 @@ std::string write_training_length_report(const fs::path& dir, const ShiftReportS
     const std::string chart = fmt::format("endpoint-by-updates-{}.svg", name);
     write_file_atomic(dir / "charts" / chart, line_chart_svg(c));
     md += fmt::format("\n![{}](charts/{})\n", c.title, chart);
+    md += trained_values_section(dir / "runs", g, "the run's last model");
   }
   write_file_atomic(dir / "report.md", md);
   return md;

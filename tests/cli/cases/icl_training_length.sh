@@ -27,6 +27,11 @@ check "icl report: a row per checkpoint" bash -c 'grep -q "^| 2 |" tl/report.md 
 check "icl report: the --ssa-lr-mult runs are a group of their own" \
   grep -q "ssa (--ssa-lr-mult 10) − softmax" tl/report.md
 check "icl report: sigma_50 by checkpoint" grep -q "σ₅₀ (secondary" tl/report.md
+check "icl report: the trained values of every SSA run, the --ssa-lr-mult group's too" bash -c \
+  'grep -q "^### Trained values of the attention functions" tl/report.md &&
+   grep -qE "^\| ssa \| 3 \| 1 \| b: 1.00 → [0-9.]+, 1.00 → [0-9.]+; n: 1.50 → " tl/report.md &&
+   grep -qE "^\| ssa \(--ssa-lr-mult 10\) \| 1 \| 0 \| b: " tl/report.md &&
+   grep -q "^Largest change from the initial value over runs, layers and heads: ssa (3 runs): b by at most" tl/report.md'
 check "icl report: the chart of the endpoint by updates" test -s tl/charts/endpoint-by-updates-every-full.svg
 check "icl report: states the grid the endpoint is computed on" \
   grep -q "^Evaluated on: 5 points, σ of x = 1…4 (4 values), 8 sequences per σ, errors counted from point" tl/report.md
