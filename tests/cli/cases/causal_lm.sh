@@ -162,6 +162,20 @@ expect_fail "compare --across-kinds without gpt2 results" \
   "compare --across-kinds: no gpt2 group has a roberta group of its function" \
   bash -c "cd exk/results && '$BB' compare softmax-seed?.json ssa-seed?.json --across-kinds --out ../../exk-across-bad"
 check "... nothing written" test ! -e exk-across-bad
+# scripts/collect-experiment.sh: what a study folder keeps of an experiment (no models)
+bash "$HERE/../../scripts/collect-experiment.sh" "$BB" exk exk-col > exk-col.out 2>&1
+check "collect-experiment: every finished run's settings, metrics and trained values" bash -c \
+  'for r in gpt2-ssa-seed1 softmax-seed3; do for f in run.json config.json metrics.jsonl values.txt; do
+     test -s "exk-col/runs/$r/$f" || exit 1; done; done &&
+   grep -q "^model      runs/gpt2-ssa-seed1$" exk-col/runs/gpt2-ssa-seed1/values.txt &&
+   grep -qE "^layer 0  b: [0-9.]+ [0-9.]+   n: " exk-col/runs/ssa-seed2/values.txt &&
+   ! grep -rq "$PWD" exk-col/runs/*/values.txt && ! find exk-col -name "*.safetensors" | grep -q .'
+check "collect-experiment: every result with its settings and pairs, both kinds and methods" bash -c \
+  'test "$(ls exk-col/results | wc -l)" = "$(ls exk/results | wc -l)" &&
+   cmp -s exk/results/ssa-seed1.pll.json exk-col/results/ssa-seed1.pll.json'
+expect_exit2 "collect-experiment on a directory that is no experiment" \
+  "collect-experiment: exk-col/runs: no runs/ \(not an experiment directory\)" \
+  bash "$HERE/../../scripts/collect-experiment.sh" "$BB" exk-col/runs exk-col2
 expect_exit2 "experiment --kinds with a typo" "--kinds: .*gtp2" \
   "$BB" experiment --corpus corpus.txt --suite suite --out exk2 --kinds roberta,gtp2 --steps 5
 
