@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -13,8 +12,6 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/json_read.h"
-#include "icl/config.h"
-#include "icl/trainer.h"
 #include "icl/experiment_report.h"
 #include "icl/shift_curves.h"
 #include "icl/trained_values.h"
