@@ -2,10 +2,12 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
 
+#include "backend/kernel_choice.h"
 #include "backend/precision.h"
 #include "backend/threads.h"
 #include "common/error.h"
@@ -18,6 +20,7 @@
 #include "probing/results.h"
 #include "probing/scorer.h"
 #include "probing/suite.h"
+#include "runs/provenance.h"
 #include "training/run_record.h"
 
 namespace bb {
@@ -94,6 +97,8 @@ std::vector<std::string> dev_utterances(const std::string& run_dir) {
 }
 
 ojson run_perplexity(const PerplexityArgs& a) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::string date = utc_now();
   set_threads(a.threads);
   const Device device = usable_device(a.device);
   const Precision precision = parse_precision(a.precision);
@@ -155,6 +160,12 @@ ojson run_perplexity(const PerplexityArgs& a) {
                     {"perplexity_per_word", std::exp(nll / double(words))}});
   }
   out["inputs"] = rows;
+  out["provenance"] = {
+      {"git_revision", build_revision()},
+      {"threads", a.threads},
+      {"device", device == Device::cpu ? blas_provenance() : std::string("cuBLAS")},
+      {"date", date},
+      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
   if (!a.out.empty()) write_file_atomic(a.out, out.dump(2) + "\n");
   return out;
 }

@@ -3,31 +3,21 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <ctime>
-
 #include "backend/frozen_linear.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "runs/progress.h"
+#include "runs/provenance.h"
 #include "runs/run_settings.h"
 #include "backend/threads.h"
 #include "encoder/checkpoint.h"
 #include "encoder/config_keys.h"
-#include "git_revision.h"
 #include "models/model_kind.h"
 
 namespace bb {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-static std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 json result_header(const ResultHeader& r) {
   json files = json::array();
@@ -46,7 +36,7 @@ json result_header(const ResultHeader& r) {
           {"pairs_per_paradigm", r.pairs_per_paradigm > 0 ? json(r.pairs_per_paradigm)
                                                           : json("all")},
           {"provenance",
-           {{"git_revision", BB_GIT_REVISION},
+           {{"git_revision", build_revision()},
             {"suite_files", files},
             {"threads", r.threads},
             {"date", utc_now()},

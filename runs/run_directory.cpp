@@ -9,6 +9,7 @@
 #include "common/files.h"
 #include "common/flag_names.h"
 #include "encoder/checkpoint.h"
+#include "runs/provenance.h"
 #include "runs/run_settings.h"
 
 namespace bb {
@@ -58,7 +59,8 @@ void check_run_directory(const TrainArgs& a, const ojson& settings) {
 nlohmann::ordered_json session_entry(int64_t from_step, int threads, const std::string& device_flag,
                                      Device device, const std::string& precision) {
   ojson session{{"from_step", from_step}, {"threads", threads}, {"device", device_flag},
-                {"blas", device == Device::cpu ? blas_provenance() : std::string("cuBLAS")}};
+                {"blas", device == Device::cpu ? blas_provenance() : std::string("cuBLAS")},
+                {"git_revision", build_revision()}, {"date", utc_now()}};
   if (precision != "fp32") session["precision"] = precision, session["kernel"] = bf16_kernel();
   return session;
 }

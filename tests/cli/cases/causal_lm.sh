@@ -119,6 +119,15 @@ text = [r for r in p["inputs"] if r["source"] == "ppl.txt"][0]
 assert text["sentences"] == 2 and text["words"] == 6 + 6 + 2, text
 assert abs(math.log(text["perplexity_per_word"]) * text["words"] - math.log(text["perplexity_per_token"]) * text["tokens"]) < 1e-6
 '
+check "the perplexity file and run.json's sessions say which build computed them, when, how long" \
+  python3 -c '
+import json, re
+p = json.load(open("ppl.json"))["provenance"]
+s = json.load(open("gpt2/run.json"))["sessions"][0]
+assert p["git_revision"] and p["git_revision"] == s["git_revision"], (p, s)
+assert p["threads"] == 1 and p["seconds"] > 0 and p["device"] == s["blas"], (p, s)
+assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", d) for d in (p["date"], s["date"])), (p, s)
+'
 "$BB" perplexity --model model --text ppl.txt --out ppl-r.json >/dev/null 2>&1
 check "a roberta model's is a pseudo-perplexity (pll), words without </s>" \
   python3 -c 'import json; p = json.load(open("ppl-r.json")); assert p["measure"] == "pseudo-perplexity" and p["method"] == "pll" and p["inputs"][0]["words"] == 12, p'
