@@ -60,9 +60,12 @@ void collect_names(Comparison& c, const std::vector<RunResult>& runs, bool acros
   std::vector<size_t> order(c.groups.size());
   for (size_t g = 0; g < order.size(); ++g) order[g] = g;
   std::vector<std::string> but_method;  // [group] its stratum without the method, as ordered
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return firsts[a]->label == c.baseline && firsts[b]->label != c.baseline;
-  });
+  // the baseline function's groups first, of every kind ("softmax", "gpt2 softmax")
+  auto is_baseline = [&](size_t g) {
+    return firsts[g]->label == baseline_for(firsts[g]->label, c.baseline);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return is_baseline(a) && !is_baseline(b); });
   std::vector<std::string> groups;
   for (size_t g : order) {
     groups.push_back(c.groups[g]);
@@ -360,8 +363,9 @@ Comparison compare_runs(std::vector<RunResult> runs, int bootstrap, uint64_t see
     BB_CHECK(std::any_of(c.baseline_of.begin(), c.baseline_of.end(), [](int b) { return b >= 0; }),
              "compare --across-kinds: no gpt2 group has a roberta group of its function and "
              "stratum (but the method) to be compared with");
-  else if (std::find(c.labels.begin(), c.labels.end(), baseline) == c.labels.end() &&
-      c.groups.size() > 1) {
+  else if (std::none_of(c.labels.begin(), c.labels.end(),  // the baseline of some kind
+                        [&](const std::string& l) { return l == baseline_for(l, baseline); }) &&
+           c.groups.size() > 1) {
     std::set<std::string> labels(c.labels.begin(), c.labels.end());
     fail("compare: no results labelled '{}' to compare with (--baseline; the labels are: {})",
          baseline, fmt::join(labels, ", "));

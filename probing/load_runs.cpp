@@ -14,6 +14,7 @@
 #include "common/flag_names.h"
 #include "common/json_read.h"
 #include "probing/results.h"
+#include "probing/scorer.h"
 
 namespace bb {
 
@@ -23,26 +24,39 @@ using json = nlohmann::json;
 namespace {
 
 // Learning and dev-loss curves: the metrics.jsonl lines `train` wrote next to the model
-// (probe_overall with --probe-every; dev_loss at every evaluation), or, in a results folder kept
-// without its run directories, their copy metrics-NAME.jsonl next to NAME.json. Only a holistic
-// result carries them: `train --probe-every` probes holistically, and one run's curves belong to
-// one group.
+// (probe_overall with --probe-every; dev_loss at every evaluation). A results folder's own copy
+// comes first, so that it regenerates its report without the run directories: metrics-NAME.jsonl
+// next to NAME.json, or runs/NAME/metrics.jsonl beside results/ (an experiment directory's layout,
+// kept by scripts/collect-experiment.sh); then the model's. Only a result scored by its kind's
+// default method carries them (holistic for roberta, causal for gpt2): `train --probe-every`
+// probes with it, and one run's curves belong to one group.
 void read_curves(RunResult& r, const fs::path& f) {
-  fs::path metrics = fs::path(r.header.value("model", std::string())) / "metrics.jsonl";
-  if (!fs::exists(metrics))
-    metrics = f.parent_path() / ("metrics-" + f.stem().string() + ".jsonl");
-  if (r.header.value("method", std::string()) == "holistic" && fs::exists(metrics)) {
-    std::ifstream in(metrics);
-    for (std::string line; std::getline(in, line);) {
-      try {
-        const json j = json::parse(line);
-        if (j.contains("probe_overall"))
-          r.curve[j.at("step").get<int64_t>()] = j.at("probe_overall").get<double>();
-        if (j.contains("dev_loss") && j.at("dev_loss").is_number())
-          r.dev_loss[j.at("step").get<int64_t>()] = j.at("dev_loss").get<double>();
-      } catch (const json::exception&) {
-        // a torn last line: not a point
-      }
+  const std::string name_of_method = r.header.value("method", std::string("holistic"));
+  const std::vector<std::string> scoring = method_names();  // a reference (ngram) trains nothing
+  if (std::find(scoring.begin(), scoring.end(), name_of_method) == scoring.end()) return;
+  const Method method = parse_method(name_of_method);
+  if (default_method(method_kind(method)) != method) return;
+  const std::string name = f.stem().string();
+  fs::path metrics;
+  for (const fs::path& candidate :
+       {f.parent_path() / ("metrics-" + name + ".jsonl"),
+        f.parent_path().parent_path() / "runs" / name / "metrics.jsonl",
+        fs::path(r.header.value("model", std::string())) / "metrics.jsonl"})
+    if (fs::exists(candidate)) {
+      metrics = candidate;
+      break;
+    }
+  if (metrics.empty()) return;
+  std::ifstream in(metrics);
+  for (std::string line; std::getline(in, line);) {
+    try {
+      const json j = json::parse(line);
+      if (j.contains("probe_overall"))
+        r.curve[j.at("step").get<int64_t>()] = j.at("probe_overall").get<double>();
+      if (j.contains("dev_loss") && j.at("dev_loss").is_number())
+        r.dev_loss[j.at("step").get<int64_t>()] = j.at("dev_loss").get<double>();
+    } catch (const json::exception&) {
+      // a torn last line: not a point
     }
   }
 }

@@ -299,6 +299,38 @@ TEST_CASE("compare: methods are strata, never subtracted across; --baseline pick
                        Error);
 }
 
+TEST_CASE("compare: --baseline softmax means each kind's softmax, also where no roberta result is "
+          "given (a gpt2 group against gpt2 softmax; both kinds' baselines first)") {
+  test::TempDir d("compare-kinds");
+  std::vector<fs::path> gpt2, both;
+  for (int seed = 1; seed <= 3; ++seed) {
+    gpt2.push_back(write_run(d.path, "gpt2 ssa", seed, 60 + seed, "causal"));
+    gpt2.push_back(write_run(d.path, "gpt2 softmax", seed, 50 + seed, "causal"));
+  }
+  const Comparison c = compare_runs(load_runs(gpt2), 200, 1, "softmax");
+  REQUIRE(c.labels.size() == 2);
+  CHECK(c.labels[0] == "gpt2 softmax");
+  REQUIRE(c.compared(1));
+  CHECK(c.paradigm_diff[1].at("agr-x").diff == doctest::Approx(10.0));
+  both = gpt2;
+  for (int seed = 1; seed <= 3; ++seed) {
+    both.push_back(write_run(d.path, "ssa", seed, 70, "holistic"));
+    both.push_back(write_run(d.path, "softmax", seed, 65, "holistic"));
+  }
+  const Comparison m = compare_runs(load_runs(both), 200, 1, "softmax");
+  REQUIRE(m.labels.size() == 4);
+  CHECK(m.labels[0] == "gpt2 softmax");
+  CHECK(m.labels[1] == "softmax");
+  for (size_t g = 2; g < 4; ++g) {
+    CAPTURE(m.labels[g]);
+    REQUIRE(m.compared(g));
+    CHECK(m.labels[size_t(m.baseline_of[g])] ==
+          (m.labels[g] == "ssa" ? "softmax" : "gpt2 softmax"));
+  }
+  CHECK_THROWS_WITH_AS(compare_runs(load_runs(gpt2), 200, 1, "cosformer"),
+                       doctest::Contains("no results labelled 'cosformer' to compare with"), Error);
+}
+
 TEST_CASE("compare: a 2-seed grid's findings say exploratory, nothing tested (issue 46, item 5)") {
   // Two seeds per group: no t interval anywhere, while the seeds-and-pairs bootstrap interval of a
   // 20-point gap excludes 0. findings.md said "no phenomenon or paradigm interval excludes 0".

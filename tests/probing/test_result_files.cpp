@@ -31,6 +31,31 @@ TEST_CASE("compare: curves from metrics-NAME.jsonl next to a result whose run di
   CHECK(runs[0].curve.at(100) == 55.0);
 }
 
+TEST_CASE("compare: curves from runs/NAME/metrics.jsonl beside results/ (an experiment's layout, "
+          "a study folder's copy), for results scored by their kind's default method only") {
+  test::TempDir dir("compare-layout");
+  fs::create_directories(dir.path / "results");
+  const std::string lines = "{\"step\":100,\"dev_loss\":4.5,\"probe_overall\":55.0}\n"
+                            "{\"step\":200,\"dev_loss\":4.0,\"probe_overall\":58.5}\n";
+  // write_run names its files LABEL-METHOD-SEED.json: the run directory of that name
+  const fs::path causal = write_run(dir.path / "results", "gpt2 ssa", 1, 60, "causal");
+  const fs::path holistic = write_run(dir.path / "results", "ssa", 1, 60, "holistic");
+  const fs::path pll = write_run(dir.path / "results", "ssa", 1, 60, "pll");
+  for (const fs::path& f : {causal, holistic, pll}) {
+    fs::create_directories(dir.path / "runs" / f.stem());
+    write_file_atomic(dir.path / "runs" / f.stem() / "metrics.jsonl", lines);
+  }
+  const auto runs = load_runs({causal, holistic, pll});
+  REQUIRE(runs.size() == 3);
+  for (const auto& r : runs) {
+    CAPTURE(r.path);
+    const bool pseudo = r.header["method"] == "pll";  // not what train --probe-every measured
+    CHECK(r.curve.size() == (pseudo ? 0u : 2u));
+    CHECK(r.dev_loss.size() == (pseudo ? 0u : 2u));
+    if (!pseudo) CHECK(r.curve.at(200) == 58.5);
+  }
+}
+
 TEST_CASE("compare: malformed results are refused naming the file and the field") {
   test::TempDir d("compare-bad");
   const fs::path good = write_run(d.path, "softmax", 1, 60);
