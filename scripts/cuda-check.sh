@@ -10,9 +10,10 @@
 #                                build-cuda/cuda-check.tar.gz (gzip, which every machine has).
 #   scripts/cuda-check.sh run    on the GPU machine, from the repository root with that archive
 #                                carried along: unpacks it, runs the `cuda` tests (every CUDA op
-#                                against the CPU, a tiny training step, a CUDA-trained checkpoint
-#                                scored on the CPU, the ICL model against the CPU), then bench
-#                                train / score / gemm --device cuda (and one ICL train bench), times
+#                                against the CPU, a tiny training step of both text kinds, a
+#                                CUDA-trained checkpoint scored on the CPU, the ICL model against
+#                                the CPU), then bench train (roberta and gpt2) / score / gemm
+#                                --device cuda (and one ICL train bench), times
 #                                `icl eval` on the authors' full grid, and prints a short table.
 #                                Uses the machine's own CUDA libraries (/usr/local/cuda/lib64).
 #                                Budget: under 10 minutes (the timeouts below add up to 590 s).
@@ -67,12 +68,14 @@ run() {
   }
   local rows=()
   for att in softmax ssa; do
-    rows+=("$(bench_row 35 train --device cuda --preset babyberta --attention $att --seconds 8)")
+    rows+=("$(bench_row 30 train --device cuda --preset babyberta --attention $att --seconds 7)")
   done
-  rows+=("$(bench_row 35 train --device cuda --preset babyberta --tf32 --seconds 8)")
-  rows+=("$(bench_row 35 train --device cuda --preset babyberta --cuda-graphs off --seconds 8)")
+  rows+=("$(bench_row 30 train --device cuda --preset babyberta --tf32 --seconds 7)")
+  rows+=("$(bench_row 30 train --device cuda --preset babyberta --cuda-graphs off --seconds 7)")
+  # the causal LM (gpt2) at the same size: every position's vocabulary projection
+  rows+=("$(bench_row 30 train --device cuda --kind gpt2 --preset babyberta --attention ssa --seconds 7)")
   for m in holistic pll; do
-    rows+=("$(bench_row 60 score --device cuda --preset babyberta --method $m --seconds 10)")
+    rows+=("$(bench_row 55 score --device cuda --preset babyberta --method $m --seconds 10)")
   done
   # cuBLAS's sgemm peak (fp32 and TF32), the yardstick for the GFLOP/s above
   rows+=("$(bench_row 40 gemm --device cuda --seconds 6)")
@@ -89,22 +92,22 @@ run() {
     echo "FAILED: icl train/eval on cuda: $(tail -1 "$work/icl.log")"
   fi
   echo "== summary (Zorro: all 92,000 sentences at that rate)"
-  printf '%-36s %12s %12s %10s\n' bench steps/s tokens/s Zorro
+  printf '%-44s %12s %12s %10s\n' bench steps/s tokens/s Zorro
   for r in "${rows[@]}"; do
     if [[ $(field "$r" bench) == failed ]]; then
       echo "FAILED: bench $(field "$r" what): $(field "$r" error)"
     elif [[ $(field "$r" bench) == gemm ]]; then
-      printf '%-36s sgemm %.0f GFLOP/s fp32, %.0f TF32; %s layer %.0f\n' "gemm $(field "$r" size)" \
+      printf '%-44s sgemm %.0f GFLOP/s fp32, %.0f TF32; %s layer %.0f\n' "gemm $(field "$r" size)" \
         "$(field "$r" gflops)" "$(field "$r" tf32_gflops)" "$(field "$r" preset)" \
         "$(field "$r" layer_train_gflops)"
     elif [[ $(field "$r" bench) == train ]]; then
-      printf '%-36s %12.1f %12.0f\n' \
-        "train $(field "$r" preset) $(field "$r" attention) tf32=$(field "$r" tf32) graphs=$(field "$r" cuda_graphs)" \
+      printf '%-44s %12.1f %12.0f\n' \
+        "train $(field "$r" kind) $(field "$r" preset) $(field "$r" attention) tf32=$(field "$r" tf32) graphs=$(field "$r" cuda_graphs)" \
         "$(field "$r" steps_per_s)" "$(field "$r" tokens_per_s)"
     else
       local sps
       sps=$(field "$r" sentences_per_s)
-      printf '%-36s %12s %12.0f %9.1fs\n' "score $(field "$r" method) (sent/s)" - "$sps" \
+      printf '%-44s %12s %12.0f %9.1fs\n' "score $(field "$r" method) (sent/s)" - "$sps" \
         "$(awk -v s="$sps" 'BEGIN {print 92000 / s}')"
     fi
   done
