@@ -28,7 +28,7 @@ inline double fd_max_rel_error(std::vector<double>& x, const std::vector<double>
     x[i] = saved;
     const double numeric = (up - down) / (2 * h);
     const double scale = std::max({std::abs(numeric), std::abs(analytic[i]), floor});
-    worst = std::max(worst, std::abs(numeric - analytic[i]) / scale);
+    worst = worse(worst, std::abs(numeric - analytic[i]) / scale);
   }
   return worst;
 }

@@ -22,14 +22,21 @@ inline std::vector<float> random_floats(int64_t n, uint64_t seed, double lo = -1
   return random_vector<float>(n, seed, lo, hi);
 }
 
-// max |got - want| / max(max |want|, floor) over one tensor of n elements. The floor matters only
-// for a tensor whose exact value is 0 (a shift-invariant function's key-bias gradient): it is then
-// judged against a scale the caller names instead of against rounding noise.
+// The larger of a running worst error and one more, where a NaN is the worst there is:
+// std::max(worst, NaN) is `worst`, which would let a tensor of NaNs pass every tolerance.
+inline double worse(double worst, double err) {
+  return std::isnan(err) ? INFINITY : std::max(worst, err);
+}
+
+// max |got - want| / max(max |want|, floor) over one tensor of n elements (a NaN in either:
+// infinite). The floor matters only for a tensor whose exact value is 0 (a shift-invariant
+// function's key-bias gradient): it is then judged against a scale the caller names instead of
+// against rounding noise.
 template <typename T>
 double rel_err(const T* got, const T* want, int64_t n, double floor = 1e-30) {
   double diff = 0, scale = floor;
   for (int64_t i = 0; i < n; ++i) {
-    diff = std::max(diff, std::abs(double(got[i]) - double(want[i])));
+    diff = worse(diff, std::abs(double(got[i]) - double(want[i])));
     scale = std::max(scale, std::abs(double(want[i])));
   }
   return diff / scale;

@@ -33,7 +33,7 @@ std::vector<float> rounded(std::vector<float> v) {
 double rel_error(const std::vector<float>& got, const std::vector<double>& want) {
   double worst = 0, scale = 1e-30;
   for (size_t i = 0; i < want.size(); ++i) {
-    worst = std::max(worst, std::abs(double(got[i]) - want[i]));
+    worst = bb::test::worse(worst, std::abs(double(got[i]) - want[i]));
     scale = std::max(scale, std::abs(want[i]));
   }
   return worst / scale;

@@ -62,7 +62,7 @@ TEST_CASE("float gemm equals a double loop for every transpose, alpha and beta")
                            tb ? c.K : c.N, beta, C.data(), c.N);
           double worst = 0;
           for (size_t i = 0; i < ref.size(); ++i)
-            worst = std::max(worst, std::abs(ref[i] - C[i]) / (1.0 + std::abs(ref[i])));
+            worst = bb::test::worse(worst, std::abs(ref[i] - C[i]) / (1.0 + std::abs(ref[i])));
           INFO("M=" << c.M << " N=" << c.N << " K=" << c.K << " ta=" << ta << " tb=" << tb
                     << " beta=" << beta);
           CHECK(worst < 1e-5 * std::sqrt(double(c.K)));

@@ -25,7 +25,7 @@ double max_rel_error(const std::vector<float>& y, const std::vector<float>& x,
     for (int o = 0; o < out; ++o) {
       double ref = bias[o];
       for (int i = 0; i < in; ++i) ref += double(x[size_t(n) * in + i]) * W[size_t(o) * in + i];
-      worst = std::max(worst, std::abs(ref - y[size_t(n) * out + o]));
+      worst = bb::test::worse(worst, std::abs(ref - y[size_t(n) * out + o]));
       scale = std::max(scale, std::abs(ref));
     }
   return worst / scale;

@@ -54,6 +54,6 @@ TEST_CASE("ICL training on CUDA follows the CPU (20 steps of icl-tiny, ssa)") {
   gpu.model().download();
   double worst = 0;
   for (size_t i = 0; i < cpu.model().params.size(); ++i)
-    worst = std::max(worst, std::abs(double(gpu.model().params[i]) - cpu.model().params[i]));
+    worst = bb::test::worse(worst, std::abs(double(gpu.model().params[i]) - cpu.model().params[i]));
   CHECK(worst <= 20 * 1e-4);  // at most the sum of 20 updates of size <= lr apart
 }

@@ -77,7 +77,7 @@ TEST_CASE("one training step of tiny on CUDA equals the CPU's (both kinds, all s
     gpu.download();
     double worst = 0;
     for (size_t i = 0; i < cpu.params.size(); ++i)
-      worst = std::max(worst, std::abs(double(gpu.params[i]) - double(cpu.params[i])));
+      worst = bb::test::worse(worst, std::abs(double(gpu.params[i]) - double(cpu.params[i])));
     CHECK(worst <= 2 * o.lr);
   }
 }

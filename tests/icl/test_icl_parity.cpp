@@ -13,6 +13,7 @@
 #include "common/safetensors.h"
 #include "icl/model.h"
 #include "icl/trainer.h"
+#include "test_util.h"
 
 namespace fs = std::filesystem;
 
@@ -38,8 +39,9 @@ TEST_CASE("ICL predictions match PyTorch (every attention function, trained tiny
     double worst = 0, torch_worst = 0;
     for (size_t i = 0; i < got.size(); ++i) {
       const double scale = std::max(1.0, std::abs(double(expected[i])));
-      worst = std::max(worst, std::abs(double(got[i]) - expected[i]) / scale);
-      torch_worst = std::max(torch_worst, std::abs(double(torch32[i]) - expected[i]) / scale);
+      worst = bb::test::worse(worst, std::abs(double(got[i]) - expected[i]) / scale);
+      torch_worst =
+          bb::test::worse(torch_worst, std::abs(double(torch32[i]) - expected[i]) / scale);
     }
     MESSAGE(name << ": max relative error " << worst << " (PyTorch float32: " << torch_worst
                  << ")");
@@ -58,7 +60,7 @@ TEST_CASE("ICL predictions match PyTorch (every attention function, trained tiny
     }();
     double worst64 = 0;
     for (size_t i = 0; i < got64.size(); ++i)
-      worst64 = std::max(worst64, std::abs(got64[i] - expected64[i]) /
+      worst64 = bb::test::worse(worst64, std::abs(got64[i] - expected64[i]) /
                                       std::max(1.0, std::abs(expected64[i])));
     CHECK(worst64 <= 1e-10);
   }
