@@ -52,6 +52,15 @@ run() {
   local bin=$work/cuda-check
   export LD_LIBRARY_PATH="$bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  # A library this machine lacks (another CUDA major version, say) would make every step below exit
+  # 127: say which, once, and stop.
+  local missing
+  missing=$(ldd "$bin/babyberta" "$bin/test_cuda" | grep 'not found' | sort -u || true)
+  if [[ -n $missing ]]; then
+    echo "cuda-check: libraries missing on this machine (LD_LIBRARY_PATH=$LD_LIBRARY_PATH):" >&2
+    echo "$missing" >&2
+    exit 2
+  fi
   echo "== cuda tests"
   timeout 140 "$bin/test_cuda" --no-intro=true > "$work/tests.log" 2>&1 && tests=passed || tests="FAILED (exit $?)"
   tail -25 "$work/tests.log"

@@ -1,6 +1,6 @@
 // Attention functions over rows of scores with a key mask (one warp per row; the row
 // math is attention_function_row.cuh), and the trainable values' effective form. See backend/ops.h
-// and backend/cpu/scoring*.cpp for the math.
+// and backend/cpu/attention_function.cpp with backend/cpu/attention_functions/ for the math.
 #include <cmath>
 
 #include "backend/cuda/attention_function_row.cuh"

@@ -23,17 +23,17 @@ __global__ void add_row(float* x, const float* row, int N, int C) {
 // Gradient of a table indexed by idx(N): thread (row-of-work w, column c) scans all N rows in
 // order and adds those whose index is w's. Work rows are the distinct indices appearing first at
 // their row (first[n] = 1), so each table row is written by exactly one thread: no atomics, and
-// the sum order is the CPU's (row order).
+// the sum order is the CPU's (the table's value, then each row added in row order).
 __global__ void scatter_rows(float* dtable, const float* dout, const int32_t* idx, int N, int C) {
   const int n0 = blockIdx.x, c = blockIdx.y * blockDim.x + threadIdx.x;
   if (c >= C) return;
   const int32_t row = idx[n0];
   for (int m = 0; m < n0; ++m)
     if (idx[m] == row) return;  // an earlier row owns this index
-  float s = 0.f;
+  float s = dtable[int64_t(row) * C + c];
   for (int m = n0; m < N; ++m)
     if (idx[m] == row) s += dout[int64_t(m) * C + c];
-  dtable[int64_t(row) * C + c] += s;
+  dtable[int64_t(row) * C + c] = s;
 }
 
 }  // namespace
