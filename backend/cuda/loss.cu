@@ -40,24 +40,24 @@ __global__ void mean_loss(float* loss, const float* lse, const float* logits,
   *loss = counted > 0 ? total / float(counted) : 0.f;
 }
 
-// dloss / (number of rows with a target >= 0), counted by each block (M is small).
-__device__ float row_scale(const int32_t* targets, int M, float dloss) {
-  int counted = 0;
-  for (int m = 0; m < M; ++m) counted += targets[m] >= 0;
-  return counted > 0 ? dloss / float(counted) : 0.f;
-}
-
+// dlogits of row m (blockIdx.x: rows may outnumber gridDim.y's 65,535), the columns of blockIdx.y:
+// softmax - one-hot, times dloss / (the number of rows with a target >= 0). Every block counts
+// those rows with all its threads (M / 256 each; float is exact below 2^24) before any thread
+// leaves: a packed causal batch scores thousands of rows.
 __global__ void ce_backward(float* dlogits, const float* logits, const float* lse,
                             const int32_t* targets, int M, int V, float dloss) {
-  const int m = blockIdx.y;
-  const int v = blockIdx.x * blockDim.x + threadIdx.x;
+  float counted = 0.f;
+  for (int k = threadIdx.x; k < M; k += blockDim.x) counted += targets[k] >= 0 ? 1.f : 0.f;
+  counted = block_sum(counted);
+  const int m = blockIdx.x;
+  const int v = blockIdx.y * blockDim.x + threadIdx.x;
   if (v >= V) return;
   const int64_t i = int64_t(m) * V + v;
   if (targets[m] < 0) {
     dlogits[i] = 0.f;
     return;
   }
-  const float scale = row_scale(targets, M, dloss);
+  const float scale = counted > 0.f ? dloss / counted : 0.f;
   dlogits[i] = expf(logits[i] - lse[m]) * scale - (v == targets[m] ? scale : 0.f);
 }
 
@@ -76,7 +76,7 @@ void cross_entropy_forward(float* loss, float* lse, const float* logits, const i
 void cross_entropy_backward(float* dlogits, const float* logits, const float* lse,
                             const int32_t* targets, int M, int V, float dloss) {
   if (M == 0) return;
-  const dim3 grid(blocks_for(V, kThreads), M);
+  const dim3 grid(M, blocks_for(V, kThreads));
   ce_backward<<<grid, kThreads, 0, stream()>>>(dlogits, logits, lse, targets, M, V, dloss);
   launched("ce_backward");
 }
