@@ -143,7 +143,8 @@ TEST_CASE("cuda attention at lengths 1, 7, 64, 128: all seven functions, with an
     }
 }
 
-TEST_CASE("cuda causal scoring rows and causal attention up to 400 tokens: all seven functions") {
+TEST_CASE("cuda causal scoring rows and causal attention up to 400 tokens: all seven functions, "
+          "with and without dropout, the batch's first sequence at global index 0 and 3") {
   SKIP_WITHOUT_CUDA_DEVICE();
   {
     const int R = 70, L = 70;
@@ -193,27 +194,37 @@ TEST_CASE("cuda causal scoring rows and causal attention up to 400 tokens: all s
   const auto qkv = random_floats(int64_t(N) * 3 * C, 5, -2, 2), dctx = random_floats(int64_t(N) * C, 6);
   const std::vector<float> bh = {0.5f, 2.f}, nh = {1.1f, 2.5f};
   auto gqkv = dev(qkv), gdctx = dev(dctx), gbh = dev(bh), gnh = dev(nh);
-  for (AttentionFunction kind : bb::kAllAttentionFunctions) {
-    CAPTURE(int(kind));
-    std::vector<float> ctx(int64_t(N) * C), S(st), P(st), M(st), dqkv(qkv.size());
-    std::vector<float> db(H, 0.f), dn(H, 0.f), scratch(2 * H * B);
-    DeviceArray<float> gctx(ctx.size()), gS(st), gP(st), gM(st), gdqkv(qkv.size()),
-        gscratch(scratch.size());
-    auto gdb = dev(db), gdn = dev(dn);
-    ops::attention_forward<float>(ctx.data(), S.data(), P.data(), M.data(), qkv.data(), host_shape,
-                                  kind, bh.data(), nh.data(), 0.f, nullptr);
-    cu::attention_forward(gctx.data(), gS.data(), gP.data(), gM.data(), gqkv.data(), dev_shape,
-                          kind, gbh.data(), gnh.data(), 0.f, nullptr);
-    CHECK(rel_err(gctx.download(), ctx) <= kTol);
-    CHECK(rel_err(gP.download(), P) <= kTol);
-    ops::attention_backward<float>(dqkv.data(), db.data(), dn.data(), scratch.data(), dctx.data(),
-                                   qkv.data(), S.data(), P.data(), M.data(), host_shape, kind,
-                                   bh.data(), nh.data());
-    cu::attention_backward(gdqkv.data(), gdb.data(), gdn.data(), gscratch.data(), gdctx.data(),
-                           gqkv.data(), gS.data(), gP.data(), gM.data(), dev_shape, kind,
-                           gbh.data(), gnh.data());
-    CHECK(rel_err(gdqkv.download(), dqkv) <= kTol);
-    if (bb::head_value_count(kind) > 0) CHECK(rel_err(gdb.download(), db) <= kTol);
-    if (bb::head_value_count(kind) > 1) CHECK(rel_err(gdn.download(), dn) <= kTol);
-  }
+  const uint64_t key = 91;
+  auto gkey = dev(std::vector<uint64_t>{key});
+  for (AttentionFunction kind : bb::kAllAttentionFunctions)
+    for (const auto& [p, first_seq] :
+         {std::pair{0.0f, 0}, std::pair{0.1f, 0}, std::pair{0.1f, 3}}) {
+      CAPTURE(int(kind));
+      CAPTURE(p);
+      CAPTURE(first_seq);
+      host_shape.first_seq = dev_shape.first_seq = first_seq;  // the dropout rows' global ids
+      std::vector<float> ctx(int64_t(N) * C), S(st), P(st), M(st), dqkv(qkv.size());
+      std::vector<float> db(H, 0.f), dn(H, 0.f), scratch(2 * H * B);
+      DeviceArray<float> gctx(ctx.size()), gS(st), gP(st), gM(st), gdqkv(qkv.size()),
+          gscratch(scratch.size());
+      auto gdb = dev(db), gdn = dev(dn);
+      ops::attention_forward<float>(ctx.data(), S.data(), P.data(), M.data(), qkv.data(),
+                                    host_shape, kind, bh.data(), nh.data(), p,
+                                    p > 0 ? &key : nullptr);
+      cu::attention_forward(gctx.data(), gS.data(), gP.data(), gM.data(), gqkv.data(), dev_shape,
+                            kind, gbh.data(), gnh.data(), p, p > 0 ? gkey.data() : nullptr);
+      CHECK(rel_err(gctx.download(), ctx) <= kTol);
+      CHECK(rel_err(gS.download(), S) <= kTol);
+      CHECK(rel_err(gP.download(), P) <= kTol);
+      CHECK(gM.download() == M);  // the same keep/drop draws (all 1 without dropout)
+      ops::attention_backward<float>(dqkv.data(), db.data(), dn.data(), scratch.data(),
+                                     dctx.data(), qkv.data(), S.data(), P.data(), M.data(),
+                                     host_shape, kind, bh.data(), nh.data());
+      cu::attention_backward(gdqkv.data(), gdb.data(), gdn.data(), gscratch.data(), gdctx.data(),
+                             gqkv.data(), gS.data(), gP.data(), gM.data(), dev_shape, kind,
+                             gbh.data(), gnh.data());
+      CHECK(rel_err(gdqkv.download(), dqkv) <= kTol);
+      if (bb::head_value_count(kind) > 0) CHECK(rel_err(gdb.download(), db) <= kTol);
+      if (bb::head_value_count(kind) > 1) CHECK(rel_err(gdn.download(), dn) <= kTol);
+    }
 }

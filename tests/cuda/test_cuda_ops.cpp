@@ -82,6 +82,30 @@ TEST_CASE("cuda embedding forward and backward (repeated ids and positions)") {
   CHECK(rel_err(gdwtt.download(), dwtt) <= kTol);
 }
 
+TEST_CASE("cuda gather and scatter of rows, a row taken more than once (every copy's gradient "
+          "summed)") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const int N = 12, C = 40;
+  const std::vector<int32_t> rows = {3, 0, 3, 7, 0, 0, 11, 3};
+  const int M = int(rows.size());
+  const auto x = random_floats(N * C, 8), d = random_floats(M * C, 9);
+  std::vector<float> out(M * C), dx = random_floats(N * C, 10);  // overwritten: dx = 0, then +=
+  auto grows = dev(rows);
+  auto gx = dev(x), gd = dev(d), gdx = dev(dx);
+  DeviceArray<float> gout(out.size());
+  ops::gather_rows<float>(out.data(), x.data(), rows.data(), M, C);
+  cu::gather_rows(gout.data(), gx.data(), grows.data(), M, C);
+  CHECK(gout.download() == out);  // copies: exact
+  ops::scatter_rows<float>(dx.data(), d.data(), rows.data(), M, N, C);
+  cu::scatter_rows(gdx.data(), gd.data(), grows.data(), M, N, C);
+  const auto got = gdx.download();
+  CHECK(rel_err(got, dx) <= kTol);
+  for (int c = 0; c < C; ++c) {  // row 3 holds three rows' gradients, row 5 none
+    CHECK(got[3 * C + c] == doctest::Approx(double(d[0 * C + c]) + d[2 * C + c] + d[7 * C + c]));
+    CHECK(got[5 * C + c] == 0.0f);
+  }
+}
+
 TEST_CASE("cuda layernorm, gelu, residual add and dropout") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const int N = 45, C = 256;
