@@ -94,7 +94,7 @@ struct BenchArgs {
   std::string what, preset = "babyberta",
               attention = attention_function_name(AttentionFunction::softmax), corpus;
   int vocab_size = 8192;
-  std::string method = "holistic";
+  std::string method;  // bench score: empty, the kind's default
   int threads = 1, batch = 16, batch_tokens = 0;
   double seconds = 10;
   int repeat = 1;
@@ -226,11 +226,16 @@ void bench_tokenizer(const BenchArgs& a) {
 void bench_score(const BenchArgs& a) {
   set_threads(a.threads);
   const Device device = bench_device(a);
-  Config c = preset(a.preset);
+  if (a.kind == "icl") usage_fail("bench score: --kind icl has no sentence scoring (give --kind "
+                                  "roberta or gpt2; the ICL model: bench train --kind icl)");
+  const ModelKind kind = parse_text_kind(a.kind == "encoder" ? "roberta" : a.kind);
+  if (a.preset.rfind("icl-", 0) == 0)
+    usage_fail("bench score: --preset {} is an ICL preset; give a text-model preset", a.preset);
+  Config c = preset(a.preset, kind);
   c.attention = parse_attention_function(a.attention);
+  const Method m = method_for(a.method, kind, "bench score");  // "": the kind's default
   Scorer scorer(c, 1, a.batch_tokens, device);
   scorer.set_precision(parse_precision(a.precision));
-  const Method m = parse_method(a.method);
   std::vector<std::vector<int32_t>> sents;
   const Philox rng{mix64(5)};
   for (int i = 0; i < 2000; ++i) {
@@ -254,7 +259,8 @@ void bench_score(const BenchArgs& a) {
     rates.push_back({{"sentences_per_s", w.counts.at("sentences") / w.seconds},
                      {"tokens_per_s", w.counts.at("tokens") / w.seconds}});
   const int64_t total_n = int64_t(total(windows, "sentences"));
-  nlohmann::json out{{"bench", "score"}, {"method", method_name(m)}, {"preset", a.preset},
+  nlohmann::json out{{"bench", "score"}, {"kind", config_keys(kind).model_type},
+                     {"method", method_name(m)}, {"preset", a.preset},
                      {"attention", a.attention}, {"device", device_label(device)},
                      {"tf32", a.tf32}, {"threads", a.threads},
                      {"precision", a.precision},
@@ -281,8 +287,9 @@ void add_bench(CLI::App& app) {
                   "icl-tiny, icl-small, icl-standard)")
       ->check(one_of("preset", all_preset_names()))
       ->capture_default_str();
-  cmd->add_option("--kind", a->kind, "train: roberta (masked LM; also: encoder), gpt2 (causal "
-                  "LM) or icl (a causal ICL model at 41 points, batch 64 unless --batch)")
+  cmd->add_option("--kind", a->kind, "train and score: roberta (masked LM; also: encoder) or gpt2 "
+                  "(causal LM); train only: icl (a causal ICL model at 41 points, batch 64 unless "
+                  "--batch)")
       ->check(one_of("model kind", {"roberta", "encoder", "gpt2", "icl"}))
       ->capture_default_str();
   cmd->add_option("--arch", a->arch, "--kind icl: full, attention-only, attention-only-residual")
@@ -317,9 +324,9 @@ void add_bench(CLI::App& app) {
       ->capture_default_str()
       ->check(count_in(1, 1000));
   cmd->add_option(flag_name::corpus, a->corpus, "Corpus for bench tokenizer");
-  cmd->add_option("--method", a->method, "Scoring method for bench score")
-      ->check(one_of("scoring method", method_names()))
-      ->capture_default_str();
+  cmd->add_option("--method", a->method, "Scoring method for bench score (default: the kind's, "
+                  "roberta holistic, gpt2 causal)")
+      ->check(one_of("scoring method", method_names()));
   cmd->add_option(flag_name::vocab_size, a->vocab_size, "Vocabulary for bench tokenizer")
       ->check(count_in(16, 1000000))
       ->capture_default_str();

@@ -237,3 +237,13 @@ for f, eos in (("gw.jsonl", 1), ("rw.jsonl", 0)):
 
 expect_ok "saturation of a gpt2 model" "$BB" saturation --model gpt2 --suite suite --out g-sat --sentences 10
 check "... writes its records" test -s g-sat/saturation.json
+
+# bench score measures the kind it is given (--kind gpt2 scores causally by default)
+check "bench score --kind gpt2 scores a gpt2 model with causal" bash -c \
+  '"$0" bench score --kind gpt2 --preset tiny --seconds 0.2 | python3 -c "import json, sys; j = json.load(sys.stdin); assert j[\"kind\"] == \"gpt2\" and j[\"method\"] == \"causal\" and j[\"sentences_per_s\"] > 0, j"' "$BB"
+check "bench score without --kind: roberta, holistic (as before)" bash -c \
+  '"$0" bench score --preset tiny --seconds 0.2 | python3 -c "import json, sys; j = json.load(sys.stdin); assert j[\"kind\"] == \"roberta\" and j[\"method\"] == \"holistic\", j"' "$BB"
+expect_exit2 "bench score --kind gpt2 --method pll names the kind's methods" "bench score: --method pll scores roberta models; a gpt2 model takes causal" \
+  "$BB" bench score --kind gpt2 --preset tiny --method pll --seconds 0.2
+expect_exit2 "bench score --kind icl is refused" "bench score: --kind icl has no sentence scoring" \
+  "$BB" bench score --kind icl --seconds 0.2
