@@ -7,7 +7,8 @@
 #                                 the learning curves (Zorro every 4,000 steps, dev loss)
 #   report/across-holistic/       gpt2 - roberta per function and phenomenon, roberta holistic
 #   report/across-pll/            the same against roberta's pll
-# Usage: results/decoder-vs-encoder-aochildes/report.sh BINARY
+# Usage: results/decoder-vs-encoder-aochildes/report.sh BINARY   (a build of fe94ff4 or later:
+# earlier builds draw no learning curve for gpt2 results and need the run directories for roberta's)
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: report.sh BINARY" >&2; exit 2; }
 bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
