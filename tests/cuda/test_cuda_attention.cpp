@@ -23,6 +23,65 @@ using bb::test::rel_err;
 namespace ops = bb::ops;
 namespace cu = bb::cuda;
 
+namespace {
+
+// Packed sequences of the given lengths with random q, k, v and context gradients, on both
+// devices; check() runs attention forward and backward on the CPU and on CUDA and compares every
+// output: the context, S, P, the dropout masks, dqkv and the heads' value gradients.
+struct AttentionCase {
+  int H, C;
+  bb::test::PackedSequences packed;
+  std::vector<float> qkv, dctx, bh, nh;
+  DeviceArray<int32_t> goff;
+  DeviceArray<int64_t> gstore;
+  DeviceArray<float> gqkv, gdctx, gbh, gnh;
+  ops::AttentionShape host, device;
+
+  AttentionCase(const std::vector<int>& lens, int heads, int hidden, uint64_t seed,
+                std::vector<float> b, std::vector<float> n, bool causal, int max_len)
+      : H(heads), C(hidden), packed(lens, heads),
+        qkv(random_floats(int64_t(packed.N) * 3 * hidden, seed, -2, 2)),
+        dctx(random_floats(int64_t(packed.N) * hidden, seed + 1)), bh(std::move(b)),
+        nh(std::move(n)), goff(dev(packed.offsets)), gstore(dev(packed.store_at)), gqkv(dev(qkv)),
+        gdctx(dev(dctx)), gbh(dev(bh)), gnh(dev(nh)),
+        host{packed.B, heads, hidden, packed.offsets.data(), packed.store_at.data()},
+        device{packed.B, heads, hidden, goff.data(), gstore.data()} {
+    host.causal = device.causal = causal;
+    host.max_len = device.max_len = max_len;
+  }
+
+  void check(AttentionFunction kind, float p, uint64_t key, int first_seq) {
+    host.first_seq = device.first_seq = first_seq;  // the dropout rows' global ids
+    const int B = packed.B, N = packed.N;
+    const int64_t st = packed.scores;
+    auto gkey = dev(std::vector<uint64_t>{key});
+    std::vector<float> ctx(int64_t(N) * C), S(st), P(st), M(st), dqkv(qkv.size());
+    std::vector<float> db(H, 0.f), dn(H, 0.f), scratch(2 * H * B);
+    DeviceArray<float> gctx(ctx.size()), gS(st), gP(st), gM(st), gdqkv(qkv.size()),
+        gscratch(scratch.size());
+    auto gdb = dev(db), gdn = dev(dn);
+    ops::attention_forward<float>(ctx.data(), S.data(), P.data(), M.data(), qkv.data(), host, kind,
+                                  bh.data(), nh.data(), p, p > 0 ? &key : nullptr);
+    cu::attention_forward(gctx.data(), gS.data(), gP.data(), gM.data(), gqkv.data(), device, kind,
+                          gbh.data(), gnh.data(), p, p > 0 ? gkey.data() : nullptr);
+    CHECK(rel_err(gctx.download(), ctx) <= kTol);
+    CHECK(rel_err(gS.download(), S) <= kTol);
+    CHECK(rel_err(gP.download(), P) <= kTol);
+    CHECK(gM.download() == M);  // the same keep/drop draws (all 1 without dropout)
+    ops::attention_backward<float>(dqkv.data(), db.data(), dn.data(), scratch.data(), dctx.data(),
+                                   qkv.data(), S.data(), P.data(), M.data(), host, kind,
+                                   bh.data(), nh.data());
+    cu::attention_backward(gdqkv.data(), gdb.data(), gdn.data(), gscratch.data(), gdctx.data(),
+                           gqkv.data(), gS.data(), gP.data(), gM.data(), device, kind, gbh.data(),
+                           gnh.data());
+    CHECK(rel_err(gdqkv.download(), dqkv) <= kTol);
+    if (bb::head_value_count(kind) > 0) CHECK(rel_err(gdb.download(), db) <= kTol);
+    if (bb::head_value_count(kind) > 1) CHECK(rel_err(gdn.download(), dn) <= kTol);
+  }
+};
+
+}  // namespace
+
 TEST_CASE("cuda scoring rows: all seven functions with masked keys") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const int R = 9, L = 70;
@@ -98,48 +157,13 @@ TEST_CASE("cuda scoring rows on literal rows: ties, equal scores, a padded key, 
 
 TEST_CASE("cuda attention at lengths 1, 7, 64, 128: all seven functions, with and without dropout") {
   SKIP_WITHOUT_CUDA_DEVICE();
-  const int H = 8, C = 256;
-  const bb::test::PackedSequences packed({1, 7, 64, 128, 3}, H);
-  const int B = packed.B, N = packed.N;
-  const int64_t st = packed.scores;
-  const std::vector<int32_t>& offsets = packed.offsets;
-  const std::vector<int64_t>& store_at = packed.store_at;
-  const ops::AttentionShape host_shape{B, H, C, offsets.data(), store_at.data()};
-  auto goff = dev(offsets);
-  auto gstore = dev(store_at);
-  const ops::AttentionShape dev_shape{B, H, C, goff.data(), gstore.data()};
-  const auto qkv = random_floats(int64_t(N) * 3 * C, 1, -2, 2), dctx = random_floats(int64_t(N) * C, 2);
-  const std::vector<float> bh = {0.5f, 1.f, 1.5f, 2.f, 0.7f, 1.1f, 3.f, 1.f};
-  const std::vector<float> nh = {1.1f, 1.5f, 2.f, 3.f, 1.2f, 1.9f, 1.f, 2.5f};
-  auto gqkv = dev(qkv), gdctx = dev(dctx), gbh = dev(bh), gnh = dev(nh);
-  const uint64_t key = 77;
-  auto gkey = dev(std::vector<uint64_t>{key});
+  AttentionCase c({1, 7, 64, 128, 3}, 8, 256, 1, {0.5f, 1.f, 1.5f, 2.f, 0.7f, 1.1f, 3.f, 1.f},
+                  {1.1f, 1.5f, 2.f, 3.f, 1.2f, 1.9f, 1.f, 2.5f}, false, 128);
   for (AttentionFunction kind : bb::kAllAttentionFunctions)
     for (float p : {0.0f, 0.1f}) {
       CAPTURE(int(kind));
       CAPTURE(p);
-      std::vector<float> ctx(int64_t(N) * C), S(st), P(st), M(st), dqkv(qkv.size());
-      std::vector<float> db(H, 0.f), dn(H, 0.f), scratch(2 * H * B);
-      DeviceArray<float> gctx(ctx.size()), gS(st), gP(st), gM(st), gdqkv(qkv.size()),
-          gscratch(scratch.size());
-      auto gdb = dev(db), gdn = dev(dn);
-      ops::attention_forward<float>(ctx.data(), S.data(), P.data(), M.data(), qkv.data(),
-                                    host_shape, kind, bh.data(), nh.data(), p, &key);
-      cu::attention_forward(gctx.data(), gS.data(), gP.data(), gM.data(), gqkv.data(), dev_shape,
-                            kind, gbh.data(), gnh.data(), p, gkey.data());
-      CHECK(rel_err(gctx.download(), ctx) <= kTol);
-      CHECK(rel_err(gS.download(), S) <= kTol);
-      CHECK(rel_err(gP.download(), P) <= kTol);
-      CHECK(gM.download() == M);
-      ops::attention_backward<float>(dqkv.data(), db.data(), dn.data(), scratch.data(),
-                                     dctx.data(), qkv.data(), S.data(), P.data(), M.data(),
-                                     host_shape, kind, bh.data(), nh.data());
-      cu::attention_backward(gdqkv.data(), gdb.data(), gdn.data(), gscratch.data(), gdctx.data(),
-                             gqkv.data(), gS.data(), gP.data(), gM.data(), dev_shape, kind,
-                             gbh.data(), gnh.data());
-      CHECK(rel_err(gdqkv.download(), dqkv) <= kTol);
-      if (bb::head_value_count(kind) > 0) CHECK(rel_err(gdb.download(), db) <= kTol);
-      if (bb::head_value_count(kind) > 1) CHECK(rel_err(gdn.download(), dn) <= kTol);
+      c.check(kind, p, 77, 0);
     }
 }
 
@@ -179,52 +203,13 @@ TEST_CASE("cuda causal scoring rows and causal attention up to 400 tokens: all s
       CHECK(rel_err(gdn.download(), dn) <= kTol);
     }
   }
-  const int H = 2, C = 64;
-  const bb::test::PackedSequences packed({1, 7, 82, 400}, H);
-  const int B = packed.B, N = packed.N;
-  const int64_t st = packed.scores;
-  const std::vector<int32_t>& offsets = packed.offsets;
-  const std::vector<int64_t>& store_at = packed.store_at;
-  ops::AttentionShape host_shape{B, H, C, offsets.data(), store_at.data()};
-  host_shape.causal = true, host_shape.max_len = 400;
-  auto goff = dev(offsets);
-  auto gstore = dev(store_at);
-  ops::AttentionShape dev_shape{B, H, C, goff.data(), gstore.data()};
-  dev_shape.causal = true, dev_shape.max_len = 400;
-  const auto qkv = random_floats(int64_t(N) * 3 * C, 5, -2, 2), dctx = random_floats(int64_t(N) * C, 6);
-  const std::vector<float> bh = {0.5f, 2.f}, nh = {1.1f, 2.5f};
-  auto gqkv = dev(qkv), gdctx = dev(dctx), gbh = dev(bh), gnh = dev(nh);
-  const uint64_t key = 91;
-  auto gkey = dev(std::vector<uint64_t>{key});
+  AttentionCase c({1, 7, 82, 400}, 2, 64, 5, {0.5f, 2.f}, {1.1f, 2.5f}, true, 400);
   for (AttentionFunction kind : bb::kAllAttentionFunctions)
     for (const auto& [p, first_seq] :
          {std::pair{0.0f, 0}, std::pair{0.1f, 0}, std::pair{0.1f, 3}}) {
       CAPTURE(int(kind));
       CAPTURE(p);
       CAPTURE(first_seq);
-      host_shape.first_seq = dev_shape.first_seq = first_seq;  // the dropout rows' global ids
-      std::vector<float> ctx(int64_t(N) * C), S(st), P(st), M(st), dqkv(qkv.size());
-      std::vector<float> db(H, 0.f), dn(H, 0.f), scratch(2 * H * B);
-      DeviceArray<float> gctx(ctx.size()), gS(st), gP(st), gM(st), gdqkv(qkv.size()),
-          gscratch(scratch.size());
-      auto gdb = dev(db), gdn = dev(dn);
-      ops::attention_forward<float>(ctx.data(), S.data(), P.data(), M.data(), qkv.data(),
-                                    host_shape, kind, bh.data(), nh.data(), p,
-                                    p > 0 ? &key : nullptr);
-      cu::attention_forward(gctx.data(), gS.data(), gP.data(), gM.data(), gqkv.data(), dev_shape,
-                            kind, gbh.data(), gnh.data(), p, p > 0 ? gkey.data() : nullptr);
-      CHECK(rel_err(gctx.download(), ctx) <= kTol);
-      CHECK(rel_err(gS.download(), S) <= kTol);
-      CHECK(rel_err(gP.download(), P) <= kTol);
-      CHECK(gM.download() == M);  // the same keep/drop draws (all 1 without dropout)
-      ops::attention_backward<float>(dqkv.data(), db.data(), dn.data(), scratch.data(),
-                                     dctx.data(), qkv.data(), S.data(), P.data(), M.data(),
-                                     host_shape, kind, bh.data(), nh.data());
-      cu::attention_backward(gdqkv.data(), gdb.data(), gdn.data(), gscratch.data(), gdctx.data(),
-                             gqkv.data(), gS.data(), gP.data(), gM.data(), dev_shape, kind,
-                             gbh.data(), gnh.data());
-      CHECK(rel_err(gdqkv.download(), dqkv) <= kTol);
-      if (bb::head_value_count(kind) > 0) CHECK(rel_err(gdb.download(), db) <= kTol);
-      if (bb::head_value_count(kind) > 1) CHECK(rel_err(gdn.download(), dn) <= kTol);
+      c.check(kind, p, 91, first_seq);
     }
 }
