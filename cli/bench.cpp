@@ -109,6 +109,11 @@ std::vector<std::string> all_preset_names() {
   return names;
 }
 
+// The text-model kind --kind names ("encoder" is roberta's other name).
+ModelKind text_kind(const BenchArgs& a) {
+  return parse_text_kind(a.kind == "encoder" ? "roberta" : a.kind);
+}
+
 // The device for this bench, checked before any work; TF32 only when asked for.
 Device bench_device(const BenchArgs& a) {
   const Device d = usable_device(a.device);
@@ -123,7 +128,7 @@ void bench_train(const BenchArgs& a) {
   const DataParallel dp = mpi_data_parallel();
   BB_CHECK(a.batch >= dp.ranks, "--batch {} is smaller than the {} data-parallel ranks", a.batch,
            dp.ranks);
-  Config c = preset(a.preset, parse_text_kind(a.kind == "encoder" ? "roberta" : a.kind));
+  Config c = preset(a.preset, text_kind(a));
   c.attention = parse_attention_function(a.attention);
   const MaskingOptions masking{.vocab_size = c.vocab_size};
   const int pool = 64;  // batches made before timing starts
@@ -228,7 +233,7 @@ void bench_score(const BenchArgs& a) {
   const Device device = bench_device(a);
   if (a.kind == "icl") usage_fail("bench score: --kind icl has no sentence scoring (give --kind "
                                   "roberta or gpt2; the ICL model: bench train --kind icl)");
-  const ModelKind kind = parse_text_kind(a.kind == "encoder" ? "roberta" : a.kind);
+  const ModelKind kind = text_kind(a);
   if (a.preset.rfind("icl-", 0) == 0)
     usage_fail("bench score: --preset {} is an ICL preset; give a text-model preset", a.preset);
   Config c = preset(a.preset, kind);

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <sstream>
 
-#include "backend/kernel_choice.h"
 #include "backend/precision.h"
 #include "backend/threads.h"
 #include "common/error.h"
@@ -163,7 +162,7 @@ ojson run_perplexity(const PerplexityArgs& a) {
   out["provenance"] = {
       {"git_revision", build_revision()},
       {"threads", a.threads},
-      {"device", device == Device::cpu ? blas_provenance() : std::string("cuBLAS")},
+      {"device", kernels_on(device)},
       {"date", date},
       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
   if (!a.out.empty()) write_file_atomic(a.out, out.dump(2) + "\n");

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "backend/kernel_choice.h"
 #include "git_revision.h"
 
 namespace bb {
@@ -15,6 +16,10 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return buf;
+}
+
+std::string kernels_on(Device device) {
+  return device == Device::cpu ? blas_provenance() : std::string("cuBLAS");
 }
 
 }  // namespace bb

@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
-#include "backend/kernel_choice.h"
 #include "backend/precision.h"
 #include "common/error.h"
 #include "common/files.h"
@@ -59,7 +58,7 @@ void check_run_directory(const TrainArgs& a, const ojson& settings) {
 nlohmann::ordered_json session_entry(int64_t from_step, int threads, const std::string& device_flag,
                                      Device device, const std::string& precision) {
   ojson session{{"from_step", from_step}, {"threads", threads}, {"device", device_flag},
-                {"blas", device == Device::cpu ? blas_provenance() : std::string("cuBLAS")},
+                {"blas", kernels_on(device)},
                 {"git_revision", build_revision()}, {"date", utc_now()}};
   if (precision != "fp32") session["precision"] = precision, session["kernel"] = bf16_kernel();
   return session;
