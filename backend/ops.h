@@ -149,7 +149,7 @@ struct AttentionShape {
   const int64_t* store_at;  // (B+1) offsets of each sequence's (H, L, L) block in att stores
   int first_seq = 0;        // global index of sequence 0 in dropout row ids (data parallelism)
   bool causal = false;      // query i sees keys j <= i only (attention_function_forward)
-  int max_len = 128;        // no sequence is longer (CUDA sizes shared memory by it; <= 512)
+  int max_len = 128;        // no sequence is longer (CUDA sizes shared memory by it)
 };
 // qkv(N,3C) holds [q | k | v] per row. Per (b, h): S = q k^T / sqrt(d) (L,L) (cosformer:
 // relu(q) relu(k)^T), P = scoring(S), Pd = P * dropout mask, ctx = Pd v. Saves S, P and the mask

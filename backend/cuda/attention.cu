@@ -1,10 +1,12 @@
-// Multi-head self-attention over packed sequences: one block per (sequence, head) keeps the
-// sequence's keys and values in shared memory; one warp per query row computes the score row,
-// the scoring function (attention_function_row.cuh), the dropout mask (the CPU's Philox draws) and
-// the context row. cosformer scores relu(q) relu(k)^T without 1/sqrt(d). Stores S, P and the mask
-// per (b, h) as (L, L) blocks at store_at[b] + h*L*L, like backend/cpu/attention.cpp. Sequences
-// of at most `cap` = shape.max_len <= kMaxLen tokens: shared memory is sized by cap. Causal: query
-// i's row is its first i + 1 keys (the rest get P = 0, dS = 0, as backend/ops.h says).
+// Multi-head self-attention over packed sequences: one block per (sequence, head); one warp per
+// query row computes the score row, the scoring function (attention_function_row.cuh), the dropout
+// mask (the CPU's Philox draws) and the context row. cosformer scores relu(q) relu(k)^T without
+// 1/sqrt(d). Stores S, P and the mask per (b, h) as (L, L) blocks at store_at[b] + h*L*L, like
+// backend/cpu/attention.cpp. Sequences of at most `cap` = shape.max_len tokens. The block keeps
+// its sequence's keys and values in shared memory when 2 cap (d + 1) floats fit there; longer
+// sequences (decoder-114m's 1,024 positions) read them from qkv in global memory instead
+// (KeyValueRows), every sum in the same order: the same bits either way. Causal: query i's row is
+// its first i + 1 keys (the rest get P = 0, dS = 0, as backend/ops.h says).
 #include <cmath>
 
 #include "backend/cuda/attention_function_row.cuh"
@@ -16,7 +18,6 @@ namespace bb::cuda {
 
 namespace {
 
-constexpr int kMaxLen = 512;
 constexpr int kWarps = 4;
 
 // The block's keys and values (rows off..off+L of head h) into shared memory, rows padded to
@@ -31,6 +32,35 @@ __device__ void load_keys_values(float* K, float* V, const float* qkv, int off, 
     V[j * (d + 1) + k] = row[2 * C + k];
   }
   __syncthreads();
+}
+
+// Where a block reads its sequence's keys and values: row j's element c of keys (through ReLU for
+// cosformer) and of values.
+struct KeyValueRows {
+  const float* k;
+  const float* v;
+  int ld;     // floats from one row to the next
+  bool relu;  // keys through ReLU as they are read (the global rows; shared rows hold it already)
+  __device__ float key(int j, int c) const {
+    const float x = k[int64_t(j) * ld + c];
+    return relu ? fmaxf(x, 0.f) : x;
+  }
+  __device__ float value(int j, int c) const { return v[int64_t(j) * ld + c]; }
+};
+
+// The keys and values of rows off..off+L of head h: copied into shared memory at `sm` (then `sm`
+// is advanced past them) when `in_shared`, else read where they are in qkv.
+__device__ KeyValueRows key_value_rows(float*& sm, bool in_shared, const float* qkv, int off,
+                                       int L, int h, int d, int C, bool relu, int cap) {
+  if (!in_shared) {
+    const float* row = qkv + int64_t(off) * 3 * C + h * d;
+    return {row + C, row + 2 * C, 3 * C, relu};
+  }
+  float* K = sm;
+  float* V = K + cap * (d + 1);
+  load_keys_values(K, V, qkv, off, L, h, d, C, relu);
+  sm = V + cap * (d + 1);
+  return {K, V, d + 1, false};
 }
 
 // The head's trainable values (0 where the function has fewer than `count`).
@@ -50,26 +80,25 @@ struct ScoringTraits {
   }
 };
 
-// Shared memory: K and V (L, d+1), a q row and a P row per warp.
+// Shared memory: K and V (cap, d+1) when kv_in_shared, then a q row and a P row per warp.
 __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const float* qkv,
                               const int32_t* offsets, const int64_t* store_at, int H, int C,
                               ScoringTraits fn, const float* v0_head, const float* v1_head,
                               DropoutDraw drop, const uint64_t* key, int first_seq, int cap,
-                              bool causal) {
+                              bool causal, bool kv_in_shared) {
   extern __shared__ float sm[];
   if (drop.on) drop.key = *key;  // device memory: a captured step reads each step's key
   const int b = blockIdx.x / H, h = blockIdx.x % H;
   const int off = offsets[b], L = offsets[b + 1] - off;
   if (L == 0) return;
   if (L > cap) __trap();
-  const int d = C / H, ld = 3 * C, kd = d + 1;
-  float* K = sm;
-  float* V = K + cap * kd;
-  float* qs = V + cap * kd;
-  float* ps = qs + kWarps * d;
+  const int d = C / H, ld = 3 * C;
   const bool relu = fn.relu;
   const AttentionFunction kind = fn.kind;
-  load_keys_values(K, V, qkv, off, L, h, d, C, relu);
+  float* rows = sm;
+  const KeyValueRows kv = key_value_rows(rows, kv_in_shared, qkv, off, L, h, d, C, relu, cap);
+  float* qs = rows;
+  float* ps = qs + kWarps * d;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   float* q = qs + warp * d;
   float* pr = ps + warp * cap;
@@ -83,7 +112,7 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
     __syncwarp();
     for (int j = lane; j < L; j += 32) {
       float s = 0.f;
-      for (int k = 0; k < d; ++k) s += q[k] * K[j * kd + k];
+      for (int k = 0; k < d; ++k) s += q[k] * kv.key(j, k);
       s *= scale;
       S[at + int64_t(i) * L + j] = s;
       pr[j] = s;
@@ -105,7 +134,7 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
     __syncwarp();
     for (int k = lane; k < d; k += 32) {
       float acc = 0.f;
-      for (int j = 0; j < L; ++j) acc += pr[j] * V[j * kd + k];
+      for (int j = 0; j < L; ++j) acc += pr[j] * kv.value(j, k);
       ctx[int64_t(off + i) * C + h * d + k] = acc;
     }
     __syncwarp();
@@ -116,12 +145,13 @@ __global__ void attention_fwd(float* ctx, float* S, float* P, float* mask, const
 // (into dS_store), dq = dS k scale. Phase 2, a warp per key row j: dk = dS^T q scale,
 // dv = (P*mask)^T dout. cosformer: k and q through ReLU, no scale, and dq, dk masked where
 // q, k <= 0. The trainable values' gradients for this (b, h) go to part[2 task + 0/1].
-// Shared memory: K (through ReLU for cosformer) and V (L, d+1), a dout row and a dS row per warp.
+// Shared memory: K (through ReLU for cosformer) and V (cap, d+1) when kv_in_shared, then a dout
+// row and a dS row per warp.
 __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const float* dctx,
                               const float* qkv, const float* S, const float* P, const float* mask,
                               const int32_t* offsets, const int64_t* store_at, int H, int C,
                               ScoringTraits fn, const float* v0_head, const float* v1_head,
-                              int cap, bool causal) {
+                              int cap, bool causal, bool kv_in_shared) {
   extern __shared__ float sm[];
   __shared__ float warp_parts[kWarps][2];
   const int task = blockIdx.x, b = task / H, h = task % H;
@@ -132,14 +162,13 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
     return;
   }
   if (L > cap) __trap();
-  const int d = C / H, ld = 3 * C, kd = d + 1;
-  float* K = sm;
-  float* V = K + cap * kd;
-  float* dos = V + cap * kd;
-  float* dss = dos + kWarps * d;
+  const int d = C / H, ld = 3 * C;
   const bool relu = fn.relu;
   const AttentionFunction kind = fn.kind;
-  load_keys_values(K, V, qkv, off, L, h, d, C, relu);
+  float* rows = sm;
+  const KeyValueRows kv = key_value_rows(rows, kv_in_shared, qkv, off, L, h, d, C, relu, cap);
+  float* dos = rows;
+  float* dss = dos + kWarps * d;
   const float scale = relu ? 1.f : 1.f / sqrtf(float(d));
   float v0, v1;
   head_values(v0, v1, fn.value_count, v0_head, v1_head, h);
@@ -156,7 +185,7 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
     const float* s = S + at + int64_t(i) * L;
     for (int j = lane; j < L; j += 32) {
       float g = 0.f;
-      for (int k = 0; k < d; ++k) g += dout[k] * V[j * kd + k];
+      for (int k = 0; k < d; ++k) g += dout[k] * kv.value(j, k);
       ds[j] = g * m[j];
     }
     __syncwarp();
@@ -169,7 +198,7 @@ __global__ void attention_bwd(float* dqkv, float* part, float* dS_store, const f
     const float* qi = qkv + int64_t(off + i) * ld + h * d;
     for (int k = lane; k < d; k += 32) {
       float acc = 0.f;
-      for (int j = 0; j < L; ++j) acc += ds[j] * K[j * kd + k];
+      for (int j = 0; j < L; ++j) acc += ds[j] * kv.key(j, k);
       dqkv[int64_t(off + i) * ld + h * d + k] = relu && qi[k] <= 0.f ? 0.f : acc * scale;
     }
     __syncwarp();
@@ -217,20 +246,16 @@ void allow_shared(Kernel k, size_t bytes) {
           "cudaFuncSetAttribute (attention shared memory)");
 }
 
-}  // namespace
+// The shared memory a launch uses: the keys and values of a block's sequence when they fit beside
+// the warps' rows, else the rows alone (the keys and values are then read from global memory).
+struct SharedPlan {
+  size_t bytes;
+  bool kv_in_shared;
+};
 
-namespace {
-
-// The longest sequence the kernels accept for this shape (checked on the host).
-int capacity(const ops::AttentionShape& sh) {
-  if (sh.max_len < 1 || sh.max_len > kMaxLen)
-    check(cudaErrorInvalidValue, "attention: shape.max_len must be in [1, 512]");
-  return sh.max_len;
-}
-
-size_t shared_bytes(int cap, int d) {
-  const size_t bytes =
-      sizeof(float) * (2 * size_t(cap) * (d + 1) + kWarps * d + kWarps * size_t(cap));
+SharedPlan shared_plan(const ops::AttentionShape& sh) {
+  if (sh.max_len < 1) check(cudaErrorInvalidValue, "attention: shape.max_len must be at least 1");
+  const size_t cap = size_t(sh.max_len), d = size_t(sh.C / sh.H);
   static const size_t limit = [] {  // the device's opt-in maximum per block
     int dev = 0, v = 0;
     check(cudaGetDevice(&dev), "cudaGetDevice");
@@ -238,13 +263,14 @@ size_t shared_bytes(int cap, int d) {
           "cudaDeviceGetAttribute (shared memory per block)");
     return size_t(v);
   }();
-  // Keys and values of one sequence live in shared memory: (2 L (d + 1) + 4 d + 4 L) floats.
-  if (bytes > limit)
+  const size_t rows = sizeof(float) * kWarps * (d + cap);  // a q (dout) row and a P (dS) row
+  const size_t keys_values = sizeof(float) * 2 * cap * (d + 1);
+  if (rows + keys_values <= limit) return {rows + keys_values, true};
+  if (rows > limit)
     check(cudaErrorInvalidValue,
-          "attention: the sequences are too long for this head size on this GPU (shared memory "
-          "holds 2 L (d + 1) + 4 (d + L) floats per block; use shorter sequences or smaller "
-          "heads)");
-  return bytes;
+          "attention: the sequences are too long for this GPU (each block's warps hold a row of "
+          "max_len floats in shared memory; use shorter sequences)");
+  return {rows, false};
 }
 
 }  // namespace
@@ -253,12 +279,12 @@ void attention_forward(float* ctx, float* S, float* P, float* mask, const float*
                        const ops::AttentionShape& sh, AttentionFunction kind, const float* v0_head,
                        const float* v1_head, float dropout_p, const uint64_t* key) {
   if (sh.B == 0) return;
-  const int d = sh.C / sh.H, cap = capacity(sh);
-  const size_t smem = shared_bytes(cap, d);
-  allow_shared(attention_fwd, smem);
-  attention_fwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
+  const SharedPlan plan = shared_plan(sh);
+  allow_shared(attention_fwd, plan.bytes);
+  attention_fwd<<<sh.B * sh.H, 32 * kWarps, plan.bytes, stream()>>>(
       ctx, S, P, mask, qkv, sh.offsets, sh.store_at, sh.H, sh.C, ScoringTraits::of(kind),
-      v0_head, v1_head, DropoutDraw::make(dropout_p, 0), key, sh.first_seq, cap, sh.causal);
+      v0_head, v1_head, DropoutDraw::make(dropout_p, 0), key, sh.first_seq, sh.max_len, sh.causal,
+      plan.kv_in_shared);
   launched("attention_fwd");
 }
 
@@ -267,15 +293,14 @@ void attention_backward(float* dqkv, float* dv0_head, float* dv1_head, float* sc
                         const float* mask, const ops::AttentionShape& sh, AttentionFunction kind,
                         const float* v0_head, const float* v1_head) {
   if (sh.B == 0) return;
-  const int d = sh.C / sh.H, cap = capacity(sh);
-  const size_t smem = shared_bytes(cap, d);
-  allow_shared(attention_bwd, smem);
+  const SharedPlan plan = shared_plan(sh);
+  allow_shared(attention_bwd, plan.bytes);
   // dS for every (b, h): at most B H cap^2 floats (the stores' size is not known here).
-  float* dS =
-      static_cast<float*>(workspace(sizeof(float) * size_t(sh.B) * sh.H * size_t(cap) * cap));
-  attention_bwd<<<sh.B * sh.H, 32 * kWarps, smem, stream()>>>(
+  const size_t cap = size_t(sh.max_len);
+  float* dS = static_cast<float*>(workspace(sizeof(float) * size_t(sh.B) * sh.H * cap * cap));
+  attention_bwd<<<sh.B * sh.H, 32 * kWarps, plan.bytes, stream()>>>(
       dqkv, scratch, dS, dctx, qkv, S, P, mask, sh.offsets, sh.store_at, sh.H, sh.C,
-      ScoringTraits::of(kind), v0_head, v1_head, cap, sh.causal);
+      ScoringTraits::of(kind), v0_head, v1_head, sh.max_len, sh.causal, plan.kv_in_shared);
   launched("attention_bwd");
   if (head_value_count(kind) > 0 && (dv0_head || dv1_head)) {
     sum_head_parts<<<1, 32 * ((sh.H + 31) / 32), 0, stream()>>>(dv0_head, dv1_head, scratch, sh.B,

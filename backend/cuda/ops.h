@@ -57,8 +57,9 @@ void attention_function_backward(float* dS, float* dv0, float* dv1, const float*
                                  AttentionFunction kind, float v0, float v1,
                                  bool causal = false);
 
-// One block per (sequence, head); sequences of at most shape.max_len <= 512 tokens (shared memory
-// holds the keys and values), head size at most 128.
+// One block per (sequence, head); sequences of at most shape.max_len tokens (their keys and values
+// in shared memory where they fit, else read from global memory: the same bits), head size at
+// most 128.
 // shape.B and shape.H are host values; v0_head, v1_head, dv0_head, dv1_head are device (H) arrays.
 void attention_forward(float* ctx, float* S, float* P, float* mask, const float* qkv,
                        const ops::AttentionShape& shape, AttentionFunction kind,

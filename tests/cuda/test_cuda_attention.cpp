@@ -1,5 +1,6 @@
 // The CUDA attention functions' rows and attention (bidirectional and causal) against their CPU
-// twins, for all seven functions: max |cuda - cpu| / max |cpu| <= 1e-4 per output tensor.
+// twins, for all seven functions: max |cuda - cpu| / max |cpu| <= 1e-4 per output tensor; up to
+// 1,024 tokens, where the keys and values no longer fit in shared memory (the same bits either way).
 // Without a CUDA device every case reports "skipped: no CUDA device".
 #include <doctest/doctest.h>
 
@@ -50,33 +51,52 @@ struct AttentionCase {
     host.max_len = device.max_len = max_len;
   }
 
-  void check(AttentionFunction kind, float p, uint64_t key, int first_seq) {
-    host.first_seq = device.first_seq = first_seq;  // the dropout rows' global ids
-    const int B = packed.B, N = packed.N;
+  // What attention forward and backward give on one device.
+  struct Outputs {
+    std::vector<float> ctx, S, P, M, dqkv, db, dn;
+    bool operator==(const Outputs&) const = default;
+  };
+
+  Outputs cpu(AttentionFunction kind, float p, uint64_t key, int first_seq) {
+    host.first_seq = first_seq;  // the dropout rows' global ids
+    const int64_t st = packed.scores;
+    Outputs o{std::vector<float>(int64_t(packed.N) * C), std::vector<float>(st),
+              std::vector<float>(st), std::vector<float>(st), std::vector<float>(qkv.size()),
+              std::vector<float>(H, 0.f), std::vector<float>(H, 0.f)};
+    std::vector<float> scratch(2 * H * packed.B);
+    ops::attention_forward<float>(o.ctx.data(), o.S.data(), o.P.data(), o.M.data(), qkv.data(),
+                                  host, kind, bh.data(), nh.data(), p, p > 0 ? &key : nullptr);
+    ops::attention_backward<float>(o.dqkv.data(), o.db.data(), o.dn.data(), scratch.data(),
+                                   dctx.data(), qkv.data(), o.S.data(), o.P.data(), o.M.data(),
+                                   host, kind, bh.data(), nh.data());
+    return o;
+  }
+
+  Outputs cuda(AttentionFunction kind, float p, uint64_t key, int first_seq) {
+    device.first_seq = first_seq;
     const int64_t st = packed.scores;
     auto gkey = dev(std::vector<uint64_t>{key});
-    std::vector<float> ctx(int64_t(N) * C), S(st), P(st), M(st), dqkv(qkv.size());
-    std::vector<float> db(H, 0.f), dn(H, 0.f), scratch(2 * H * B);
-    DeviceArray<float> gctx(ctx.size()), gS(st), gP(st), gM(st), gdqkv(qkv.size()),
-        gscratch(scratch.size());
-    auto gdb = dev(db), gdn = dev(dn);
-    ops::attention_forward<float>(ctx.data(), S.data(), P.data(), M.data(), qkv.data(), host, kind,
-                                  bh.data(), nh.data(), p, p > 0 ? &key : nullptr);
+    DeviceArray<float> gctx(int64_t(packed.N) * C), gS(st), gP(st), gM(st), gdqkv(qkv.size()),
+        gscratch(2 * H * packed.B);
+    auto gdb = dev(std::vector<float>(H, 0.f)), gdn = dev(std::vector<float>(H, 0.f));
     cu::attention_forward(gctx.data(), gS.data(), gP.data(), gM.data(), gqkv.data(), device, kind,
                           gbh.data(), gnh.data(), p, p > 0 ? gkey.data() : nullptr);
-    CHECK(rel_err(gctx.download(), ctx) <= kTol);
-    CHECK(rel_err(gS.download(), S) <= kTol);
-    CHECK(rel_err(gP.download(), P) <= kTol);
-    CHECK(gM.download() == M);  // the same keep/drop draws (all 1 without dropout)
-    ops::attention_backward<float>(dqkv.data(), db.data(), dn.data(), scratch.data(), dctx.data(),
-                                   qkv.data(), S.data(), P.data(), M.data(), host, kind,
-                                   bh.data(), nh.data());
     cu::attention_backward(gdqkv.data(), gdb.data(), gdn.data(), gscratch.data(), gdctx.data(),
                            gqkv.data(), gS.data(), gP.data(), gM.data(), device, kind, gbh.data(),
                            gnh.data());
-    CHECK(rel_err(gdqkv.download(), dqkv) <= kTol);
-    if (bb::head_value_count(kind) > 0) CHECK(rel_err(gdb.download(), db) <= kTol);
-    if (bb::head_value_count(kind) > 1) CHECK(rel_err(gdn.download(), dn) <= kTol);
+    return {gctx.download(), gS.download(), gP.download(), gM.download(),
+            gdqkv.download(), gdb.download(), gdn.download()};
+  }
+
+  void check(AttentionFunction kind, float p, uint64_t key, int first_seq) {
+    const Outputs want = cpu(kind, p, key, first_seq), got = cuda(kind, p, key, first_seq);
+    CHECK(rel_err(got.ctx, want.ctx) <= kTol);
+    CHECK(rel_err(got.S, want.S) <= kTol);
+    CHECK(rel_err(got.P, want.P) <= kTol);
+    CHECK(got.M == want.M);  // the same keep/drop draws (all 1 without dropout)
+    CHECK(rel_err(got.dqkv, want.dqkv) <= kTol);
+    if (bb::head_value_count(kind) > 0) CHECK(rel_err(got.db, want.db) <= kTol);
+    if (bb::head_value_count(kind) > 1) CHECK(rel_err(got.dn, want.dn) <= kTol);
   }
 };
 
@@ -212,4 +232,33 @@ TEST_CASE("cuda causal scoring rows and causal attention up to 400 tokens: all s
       CAPTURE(first_seq);
       c.check(kind, p, 91, first_seq);
     }
+}
+
+// decoder-114m's 1,024 positions at head size 64: the keys and values (2 L (d + 1) floats, 532 KB)
+// outgrow any GPU's shared memory per block, so the kernels read them from global memory.
+TEST_CASE("cuda causal attention over 1,024 tokens at head size 64 (keys and values read from "
+          "global memory): all seven functions, with and without dropout") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  AttentionCase c({1024, 5, 600}, 2, 128, 9, {0.5f, 2.f}, {1.1f, 2.5f}, true, 1024);
+  for (AttentionFunction kind : bb::kAllAttentionFunctions)
+    for (float p : {0.0f, 0.1f}) {
+      CAPTURE(int(kind));
+      CAPTURE(p);
+      c.check(kind, p, 93, 2);
+    }
+}
+
+// The same sequences in one batch built for 64 tokens (keys and values in shared memory) and in
+// one built for 1,024 (read from global memory): every output bit for bit the same.
+TEST_CASE("cuda attention gives the same bits with keys and values in shared or global memory") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    AttentionCase in_shared({9, 64, 1, 33}, 2, 128, 11, {0.5f, 2.f}, {1.1f, 2.5f}, causal, 64);
+    AttentionCase streamed({9, 64, 1, 33}, 2, 128, 11, {0.5f, 2.f}, {1.1f, 2.5f}, causal, 1024);
+    for (AttentionFunction kind : bb::kAllAttentionFunctions) {
+      CAPTURE(int(kind));
+      CHECK(in_shared.cuda(kind, 0.1f, 95, 0) == streamed.cuda(kind, 0.1f, 95, 0));
+    }
+  }
 }
