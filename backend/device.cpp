@@ -14,7 +14,7 @@ thread_local Device current = Device::cpu;
 Device parse_device(const std::string& s) {
   if (s == "cpu") return Device::cpu;
   if (s == "cuda") return Device::cuda;
-  fail("unknown device '{}' (expected cpu or cuda)", s);
+  usage_fail("--device: unknown device '{}' (expected cpu or cuda)", s);
 }
 
 void require_device(Device d) {
@@ -22,7 +22,7 @@ void require_device(Device d) {
 #ifdef BABYBERTA_HAVE_CUDA
   cuda::require_device();
 #else
-  fail("--device cuda: this build has no CUDA backend (configure with -DBABYBERTA_CUDA=ON)");
+  usage_fail("--device cuda: this build has no CUDA backend (configure with -DBABYBERTA_CUDA=ON)");
 #endif
 }
 

@@ -7,7 +7,11 @@
 // format 1.0; the Prepend normalizer needs tokenizers 0.14+) and transformers.js v3.
 #include <fmt/core.h>
 
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/out_option.h"
@@ -76,27 +80,81 @@ ExportFiles export_files(const Config& c) {
   fail("internal: no export for the ICL kind");
 }
 
+// An export's files but the remote code: name and bytes.
+std::vector<std::pair<std::string, std::string>> export_data(const fs::path& model, const Config& c,
+                                                             const Tokenizer& tok,
+                                                             const json& config) {
+  json tc = special_tokens();
+  tc["tokenizer_class"] = "PreTrainedTokenizerFast";
+  tc["model_max_length"] = c.max_tokens();
+  tc["clean_up_tokenization_spaces"] = false;
+  return {{"config.json", config.dump(2) + "\n"},
+          {"model.safetensors", read_file(model / "model.safetensors")},
+          {"tokenizer.json", hf_tokenizer_json(tok).dump() + "\n"},
+          {"tokenizer_config.json", tc.dump(2) + "\n"},
+          {"special_tokens_map.json", special_tokens().dump(2) + "\n"}};
+}
+
+// The remote code files of every kind export takes (a function other than softmax).
+std::set<std::string> every_code_file() {
+  std::set<std::string> names;
+  for (const ModelKindSpec& k : model_kind_table()) {
+    if (!model_kind_takes(k, ModelCommand::export_hf)) continue;
+    Config c = preset("tiny", k.kind);
+    c.attention = AttentionFunction::ssa;
+    for (const auto& [name, _] : export_files(c).code) names.insert(name);
+  }
+  return names;
+}
+
+// An existing --out may hold only what an export writes (an earlier export, written again) and
+// Python's __pycache__ beside its remote code; a run's or a model's files, or anything else, make it
+// a usage error before anything is written.
+void check_export_folder(const fs::path& model, const fs::path& out,
+                         const std::set<std::string>& ours) {
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return;
+  BB_CHECK(fs::is_directory(out, ec), "{}: not a directory (--out names the HF folder to write)",
+           out.string());
+  if (fs::canonical(model) == fs::canonical(out))
+    usage_fail("{}: --out must not be the model directory", out.string());
+  std::vector<std::string> other;
+  for (const auto& e : fs::directory_iterator(out)) {
+    const std::string name = e.path().filename().string();
+    if (!ours.contains(name) && name != "__pycache__" && !is_temporary_name(name))
+      other.push_back(name);
+  }
+  for (const char* marker : {"run.json", "tokenizer.model"})  // a run's or a model's directory
+    if (std::find(other.begin(), other.end(), marker) != other.end())
+      usage_fail("export: --out {} is a run or model directory (it holds {}); expected a new or "
+                 "empty folder, or one an earlier export wrote",
+                 out.string(), marker);
+  std::sort(other.begin(), other.end());
+  if (other.size() > 4) other.resize(4), other.push_back("...");
+  if (!other.empty())
+    usage_fail("export: --out {} holds files an export does not write ({}); expected a new or "
+               "empty folder, or one an earlier export wrote",
+               out.string(), fmt::join(other, ", "));
+}
+
 void run_export(const fs::path& model, const fs::path& out) {
   const Config c = read_model_config(model);
   const Tokenizer tok = Tokenizer::load(model);
   check_tokenizer_matches(model, c, tok);
   const ExportFiles files = export_files(c);
+  const auto data = export_data(model, c, tok, files.config);
+  const std::set<std::string> code_files = every_code_file();
+  std::set<std::string> ours = code_files;
+  for (const auto& [name, _] : data) ours.insert(name);
+  check_export_folder(model, out, ours);
   std::error_code ec;
   fs::create_directories(out, ec);
   BB_CHECK(!ec, "{}: cannot create directory ({})", out.string(), ec.message());
-  BB_CHECK(fs::canonical(model) != fs::canonical(out), "{}: --out must not be the model directory",
-           out.string());
   remove_stale_temporaries(out);  // FILE.tmp.PID of an export killed mid-way (Ctrl-C)
-  for (const auto& [name, text] : files.code) write_file_atomic(out / name, text);
-  write_file_atomic(out / "config.json", files.config.dump(2) + "\n");
-  write_file_atomic(out / "model.safetensors", read_file(model / "model.safetensors"));
-  write_file_atomic(out / "tokenizer.json", hf_tokenizer_json(tok).dump() + "\n");
-  json tc = special_tokens();
-  tc["tokenizer_class"] = "PreTrainedTokenizerFast";
-  tc["model_max_length"] = c.max_tokens();
-  tc["clean_up_tokenization_spaces"] = false;
-  write_file_atomic(out / "tokenizer_config.json", tc.dump(2) + "\n");
-  write_file_atomic(out / "special_tokens_map.json", special_tokens().dump(2) + "\n");
+  std::set<std::string> stale = code_files;  // an earlier export's code this one does not need
+  for (const auto& [name, text] : files.code) write_file_atomic(out / name, text), stale.erase(name);
+  for (const auto& [name, bytes] : data) write_file_atomic(out / name, bytes);
+  for (const std::string& name : stale) fs::remove(out / name, ec);
   fmt::print("exported {} ({}) -> {}\n", model.string(), c.label(), out.string());
 }
 

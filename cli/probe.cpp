@@ -52,9 +52,12 @@ void add_probe(CLI::App& app) {
                   "sum or mean over the scored tokens (default: holistic mean, pll and causal sum)")
       ->check(one_of("reduction", {"sum", "mean"}));
   cmd->add_option("--tie-rule", a->tie_rule, "A tie counts as: half or wrong")
+      ->check(one_of("tie rule", {"half", "wrong"}))
       ->capture_default_str();
   cmd->add_option("--order", a->order, "Zorro pair order: bad-first (odd lines ungrammatical) "
-                                       "or good-first")->capture_default_str();
+                                       "or good-first")
+      ->check(one_of("pair order", {"bad-first", "good-first"}))
+      ->capture_default_str();
   add_compute_options(cmd, a->threads, a->device, a->precision);
   cmd->add_option("--pairs-per-paradigm", a->pairs_per_paradigm,
                   "Score only the first N pairs of each paradigm (0: all; 0 to 1,000,000,000)")

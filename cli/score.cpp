@@ -57,6 +57,7 @@ void add_score(CLI::App& app) {
     scorer.set_precision(precision);
     std::vector<std::string> lines;
     for (std::string line; std::getline(std::cin, line);) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();  // a CRLF file's line ending
       check_sentence_to_score(line, fmt::format("stdin:{}", lines.size() + 1), scorer.tokenizer(),
                               scorer.config().max_tokens());
       lines.push_back(line);

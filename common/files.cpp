@@ -101,7 +101,21 @@ std::string read_file(const fs::path& path) {
   return bytes;
 }
 
+namespace {
+
+// An existing path that is neither a file nor a directory (a symbolic link counts as what it
+// points to): a FIFO, a device or a socket.
+bool is_special_file(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  return !ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);
+}
+
+}  // namespace
+
 void write_file_atomic(const fs::path& path, std::string_view bytes) {
+  BB_CHECK(!is_special_file(path),
+           "{}: not a regular file (a FIFO, device or socket); not replaced", path.string());
   const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
   try {
     write_durably(tmp, bytes, path.string());
@@ -114,6 +128,29 @@ void write_file_atomic(const fs::path& path, std::string_view bytes) {
     throw;
   }
   fsync_parent(path);
+}
+
+void check_output_spares(const fs::path& out, const std::vector<ReadPath>& reads,
+                         std::string_view flag) {
+  if (is_special_file(out))
+    usage_fail("{} {}: not a regular file (a FIFO, device or socket); expected a file name", flag,
+               out.string());
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(out, ec);
+  if (ec) return;  // an unreadable path: the write itself reports it
+  for (const ReadPath& r : reads) {
+    const fs::path in = fs::weakly_canonical(r.path, ec);
+    if (ec) continue;
+    if (fs::is_directory(in, ec)) {
+      if (target.parent_path() == in)
+        usage_fail("{} {}: is inside the {} directory {} (it would add to or overwrite that "
+                   "directory's files; expected a path outside it)",
+                   flag, out.string(), r.flag, r.path.string());
+    } else if (target == in) {
+      usage_fail("{} {}: is the {} input {} (it would be overwritten; expected another file)",
+                 flag, out.string(), r.flag, r.path.string());
+    }
+  }
 }
 
 void replace_directory(const fs::path& tmp, const fs::path& dst) {

@@ -16,7 +16,21 @@ namespace bb {
 // The whole file. Errors: "PATH: is a directory, expected a file", "PATH: cannot read: <why>",
 // and devices (/dev/zero) are refused: "PATH: not a regular file".
 std::string read_file(const std::filesystem::path& path);
+// Refuses ("PATH: not a regular file ...") to replace an existing FIFO, device or socket.
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
+
+// What a command reads, for check_output_spares: the flag that names it and its path (a file, or
+// a directory standing for every file directly in it: a model or run directory, a suite).
+struct ReadPath {
+  std::string flag;
+  std::filesystem::path path;
+};
+// Before any work, for a file `out` that a command will write (given by `flag`): a usage error
+// (exit 2) naming both when `out` is one of `reads`' files or lies directly inside one of its
+// directories (a results file must not replace a model's weights, config or run.json, nor join a
+// suite's files), or when it is an existing FIFO, device or socket (the write would replace it).
+void check_output_spares(const std::filesystem::path& out, const std::vector<ReadPath>& reads,
+                         std::string_view flag = "--out");
 // Renames a fully written directory `tmp` onto `dst`, replacing an existing `dst`. On failure
 // `tmp` is removed and a `dst` moved aside is put back.
 void replace_directory(const std::filesystem::path& tmp, const std::filesystem::path& dst);

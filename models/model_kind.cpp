@@ -35,12 +35,12 @@ static_assert(kinds_in_enum_order(), "kModelKinds: a row per kind, in enum order
 static_assert(size_t(ModelKind::gpt2) + 1 == kModelKindCount,
               "a new kind goes last in ModelKind: raise kModelKindCount and add its row");
 
-bool takes(const ModelKindSpec& k, ModelCommand c) {
+}  // namespace
+
+bool model_kind_takes(const ModelKindSpec& k, ModelCommand c) {
   return std::find(k.commands.begin(), k.commands.begin() + std::ptrdiff_t(k.command_count), c) !=
          k.commands.begin() + std::ptrdiff_t(k.command_count);
 }
-
-}  // namespace
 
 std::string_view model_command_name(ModelCommand c) { return kCommandNames[size_t(c)]; }
 
@@ -92,12 +92,12 @@ const ModelKindSpec& require_model_kind(const fs::path& dir, ModelCommand comman
   if (!declared)  // no config.json to read: the first kind that the command takes reads (and names
                   // what is missing)
     for (const ModelKindSpec& k : kModelKinds)
-      if (takes(k, command)) return k;
+      if (model_kind_takes(k, command)) return k;
   const ModelKindSpec& k = model_kind_spec(*declared);
-  if (takes(k, command)) return k;
+  if (model_kind_takes(k, command)) return k;
   std::vector<std::string> accepted;
   for (const ModelKindSpec& other : kModelKinds)
-    if (takes(other, command)) accepted.emplace_back(other.name);
+    if (model_kind_takes(other, command)) accepted.emplace_back(other.name);
   throw WrongModelKind(fmt::format("{}: {} is {} ({}); {} takes {} models",
                                    model_command_name(command), dir.string(), model_of_kind(k),
                                    k.summary, model_command_name(command),

@@ -79,6 +79,9 @@ struct WrongModelKind : UsageError {
 // readable config.json, roberta; a model_type no row has is a one-line error listing the known ones.
 ModelKind model_kind_of(const std::filesystem::path& dir);
 
+// Whether `command` takes models of kind `k`.
+bool model_kind_takes(const ModelKindSpec& k, ModelCommand command);
+
 // "a roberta model", "an icl-gpt2 model".
 std::string model_of_kind(const ModelKindSpec& k);
 

@@ -1,6 +1,7 @@
 #include "models/text_kinds.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -50,11 +51,12 @@ InfoLines describe_text_model(const fs::path& dir) {
   // "step 300 of 300, recipe babyberta" from the latest checkpoint, run.json
   const auto plan = read_run_plan(dir);
   if (last || plan) {
-    std::string line;
-    if (last) line += fmt::format("step {}", read_trainer_state(*last).step);
-    if (plan && plan->steps) line += fmt::format(" of {}", *plan->steps);
-    if (plan) line += fmt::format("{}recipe {}", last ? ", " : "", plan->recipe);
-    out.push_back(info_line("training", line));
+    std::vector<std::string> parts;
+    const std::string of = plan && plan->steps ? fmt::format(" of {}", *plan->steps) : "";
+    if (last) parts.push_back(fmt::format("step {}{}", read_trainer_state(*last).step, of));
+    else if (!of.empty()) parts.push_back(fmt::format("no checkpoint, {} steps planned", *plan->steps));
+    if (plan) parts.push_back(fmt::format("recipe {}", plan->recipe));
+    out.push_back(info_line("training", fmt::format("{}", fmt::join(parts, ", "))));
   }
   if (const auto dev = last_dev_loss(dir))  // a causal LM's next-token loss is also a perplexity
     out.push_back(info_line(

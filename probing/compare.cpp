@@ -112,8 +112,14 @@ Members group_members(const Comparison& c, const std::vector<RunResult>& runs) {
   Members members(c.groups.size());
   for (const auto& r : runs)
     members[std::find(c.groups.begin(), c.groups.end(), r.group) - c.groups.begin()].push_back(&r);
-  for (auto& m : members)
+  for (auto& m : members) {
     std::sort(m.begin(), m.end(), [](auto* a, auto* b) { return a->seed < b->seed; });
+    for (size_t i = 1; i < m.size(); ++i)  // a file given twice would count as another seed
+      BB_CHECK(m[i]->seed != m[i - 1]->seed,
+               "compare: {} and {} are both seed {} of '{}' (one result per run; was a file "
+               "given twice or copied?)",
+               m[i - 1]->path.string(), m[i]->path.string(), m[i]->seed, m[i]->group);
+  }
   return members;
 }
 

@@ -246,6 +246,7 @@ PairTable read_pair_table(const std::filesystem::path& file, const std::string& 
     check_pair_sentence(f[b], where, what("bad sentence", b));
     m.good = f[g];
     m.bad = f[b];
+    m.good_at = m.bad_at = where;
     if (p >= 0) check_pair_sentence(f[p], where, what("paradigm", p));
     m.paradigm = p >= 0 ? f[p] : file.stem().string();
     if (ph >= 0) check_pair_sentence(f[ph], where, what("phenomenon", ph));

@@ -98,6 +98,10 @@ PerplexityComparison compare_perplexities(const std::vector<PerplexityFile>& fil
   std::map<std::string, std::map<std::string, std::vector<const PerplexityFile*>>> groups;
   std::map<std::string, std::string> measure_of;
   for (const PerplexityFile& f : files) {
+    BB_CHECK(f.seed.has_value(),
+             "{}: no seed (measured on a model without its run.json, such as a checkpoint?); "
+             "compare-perplexity pairs runs by seed: measure each run's own directory",
+             f.file);
     out.files.push_back(f.file);
     groups[f.kind][f.attention].push_back(&f);
     const auto [it, fresh] = measure_of.emplace(f.kind, f.measure);
@@ -126,11 +130,11 @@ PerplexityComparison compare_perplexities(const std::vector<PerplexityFile>& fil
     for (auto& [fn, group] : by_function) {
       std::set<int64_t> seen;
       for (const PerplexityFile* f : group)
-        BB_CHECK(!f->seed || seen.insert(*f->seed).second,
+        BB_CHECK(seen.insert(*f->seed).second,
                  "{}: a second {} {} file of seed {} (one file per run)", f->file, kind, fn,
                  *f->seed);
       std::sort(group.begin(), group.end(), [](const PerplexityFile* a, const PerplexityFile* b) {
-        return a->seed.value_or(-1) < b->seed.value_or(-1);
+        return *a->seed < *b->seed;
       });
     }
     const auto& base = by_function.at(baseline);
@@ -143,21 +147,18 @@ PerplexityComparison compare_perplexities(const std::vector<PerplexityFile>& fil
       for (const std::string& input : inputs) {
         std::vector<double> a, b;
         std::vector<int64_t> sa, sb;
-        bool seeded = true;
         for (const PerplexityFile* f : base)
           if (f->inputs.contains(input)) {
             a.push_back(value_of(f->inputs.at(input), unit));
-            sa.push_back(f->seed.value_or(-1));
-            seeded = seeded && f->seed.has_value();
+            sa.push_back(*f->seed);
           }
         for (const PerplexityFile* f : group)
           if (f->inputs.contains(input)) {
             b.push_back(value_of(f->inputs.at(input), unit));
-            sb.push_back(f->seed.value_or(-1));
-            seeded = seeded && f->seed.has_value();
+            sb.push_back(*f->seed);
           }
         PerplexityContrast c{kind, measure_of.at(kind), input, fn, baseline, sb,
-                             stat_of(a), stat_of(b), seed_difference(a, b, seeded && sa == sb)};
+                             stat_of(a), stat_of(b), seed_difference(a, b, sa == sb)};
         out.contrasts.push_back(std::move(c));
       }
       // Holm over this function's inputs within the kind: the family its endpoints form.

@@ -151,10 +151,12 @@ std::string md_summary(const Comparison& c) {
     md += fmt::format("- **{}**: overall {:+.1f} [{:+.1f}, {:+.1f}] ({}, p {}{}). ",
                       column_title(c, g), o.diff, o.lo, o.hi, interval_basis(c, g), p_str(o.p_adj),
                       o.resolved ? ", resolved" : "");
-    if (!o.resolved)
+    if (!o.resolved && std::isfinite(o.mde))
       md += fmt::format("The interval excludes differences below {:+.1f} and above {:+.1f} points; "
                         "the smallest difference this test could have detected with 80% power is "
                         "about {:.1f} points (an estimate). ", o.lo, o.hi, o.mde);
+    else if (!o.resolved)
+      md += "Every seed's difference is the same, so no detectable difference can be estimated. ";
     const double t_ph = holm_first_step_t(c.phenomena.size(), o.df);
     const double t_pa = holm_first_step_t(c.paradigms.size(), o.df);
     if (found.empty())
@@ -190,8 +192,9 @@ std::string findings_md(const Comparison& c) {
     md += fmt::format("- overall: {} − {} = {:+.1f}", pm(c.overall[g]),
                       pm(c.overall[size_t(c.baseline_of[g])]), o.diff);
     if (o.test != SeedTest::none)
-      md += fmt::format(" [{:+.1f}, {:+.1f}], p {}, detectable ≈ {:.1f}", o.lo, o.hi, p_str(o.p),
-                        o.mde);
+      md += fmt::format(" [{:+.1f}, {:+.1f}], p {}, detectable {}", o.lo, o.hi, p_str(o.p),
+                        std::isfinite(o.mde) ? fmt::format("≈ {:.1f}", o.mde)
+                                             : std::string("— (every seed's difference the same)"));
     md += fmt::format("; bootstrap (seeds and pairs, secondary) {}\n", boot_str(o));
     std::vector<std::string> holm;
     size_t tested = 0;  // phenomena and paradigms with a t interval

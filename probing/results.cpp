@@ -19,7 +19,7 @@ using json = nlohmann::json;
 TieRule parse_tie_rule(const std::string& s) {
   if (s == "half") return TieRule::half;
   if (s == "wrong") return TieRule::wrong;
-  fail("unknown tie rule '{}' (expected half or wrong)", s);
+  usage_fail("--tie-rule: unknown tie rule '{}' (expected half or wrong)", s);
 }
 
 std::string tie_rule_name(TieRule t) { return t == TieRule::half ? "half" : "wrong"; }
@@ -153,8 +153,9 @@ PairRecords read_pair_records(const fs::path& pairs) {
   return out;
 }
 
-void check_results_writable(const fs::path& json_path) {
+void check_results_writable(const fs::path& json_path, const std::vector<ReadPath>& reads) {
   BB_CHECK(json_path.has_filename(), "{}: expected a results file path (F.json)", json_path.string());
+  for (const fs::path& p : {json_path, pairs_path_for(json_path)}) check_output_spares(p, reads);
   const fs::path dir = json_path.parent_path().empty() ? fs::path(".") : json_path.parent_path();
   std::error_code ec;
   fs::create_directories(dir, ec);

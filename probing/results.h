@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/files.h"
 #include "probing/scorer.h"
 #include "probing/suite.h"
 
@@ -68,9 +69,11 @@ struct PairRecords {
 };
 PairRecords read_pair_records(const std::filesystem::path& pairs);
 
-// Before any scoring: creates F.json's directory and a scratch file in it (removed again), so an
-// unwritable --out fails at once with one line naming the path.
-void check_results_writable(const std::filesystem::path& json_path);
+// Before any scoring: F.json and F.pairs.jsonl must spare what the command reads (`reads`:
+// check_output_spares, a usage error); then creates F.json's directory and a scratch file in it
+// (removed again), so an unwritable --out fails at once with one line naming the path.
+void check_results_writable(const std::filesystem::path& json_path,
+                            const std::vector<ReadPath>& reads = {});
 // "8L/8H/256d" of a result's config (RobertaConfig's names, or GPT2Config's for a gpt2 model).
 std::string model_size_label(const nlohmann::json& config);
 

@@ -108,6 +108,9 @@ void load_zorro(const fs::path& p, const std::string& text, PairOrder order, Sui
     MinimalPair m;
     m.bad = order == PairOrder::bad_first ? lines[i] : lines[i + 1];
     m.good = order == PairOrder::bad_first ? lines[i + 1] : lines[i];
+    const size_t good_line = order == PairOrder::bad_first ? i + 2 : i + 1;
+    m.good_at = fmt::format("{}:{}", p.string(), good_line);
+    m.bad_at = fmt::format("{}:{}", p.string(), good_line == i + 2 ? i + 1 : i + 2);
     m.paradigm = paradigm;
     m.phenomenon = zorro_phenomenon(paradigm);
     m.index = int(i / 2);
@@ -180,6 +183,7 @@ void load_blimp(const fs::path& p, const std::string& text, HeaderRule header, S
     MinimalPair m;
     m.good = json_string(j, good, where);
     m.bad = json_string(j, bad, where);
+    m.good_at = m.bad_at = where;
     check_pair_sentence(m.good, where, "\"" + good + "\"");
     check_pair_sentence(m.bad, where, "\"" + bad + "\"");
     m.paradigm = optional_name(j, "UID", where, stem);

@@ -22,7 +22,8 @@ namespace bb {
 
 struct MinimalPair {
   std::string good, bad, paradigm, phenomenon;
-  int index = 0;  // within the paradigm
+  int index = 0;                 // within the paradigm
+  std::string good_at = {}, bad_at = {};  // where each sentence stands: "FILE:LINE" (messages)
 };
 
 struct SuiteFile {

@@ -164,7 +164,10 @@ ProbeSummary run_baseline(const BaselineArgs& a) {
            "per line)", a.corpus);
   std::optional<Tokenizer> tok;
   if (!a.tokenizer.empty()) tok.emplace(Tokenizer::load(a.tokenizer));
-  check_results_writable(a.out);  // fail before any counting
+  std::vector<ReadPath> reads = {{flag_name::corpus, a.corpus}};
+  for (const std::string& s : a.suites) reads.push_back({"--suite", s});
+  if (!a.tokenizer.empty()) reads.push_back({"--tokenizer", a.tokenizer});
+  check_results_writable(a.out, reads);  // fail before any counting
   const Suite suite = load_suites({a.suites.begin(), a.suites.end()});
   for (const std::string& note : suite.notes) fmt::print(stderr, "babyberta: note: {}\n", note);
 

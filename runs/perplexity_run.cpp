@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "backend/precision.h"
@@ -105,13 +106,12 @@ ojson run_perplexity(const PerplexityArgs& a) {
   const ModelKind kind = require_model_kind(a.model, ModelCommand::perplexity).kind;
   if (a.texts.empty() && a.good_of.empty() && a.dev_of.empty())
     usage_fail("perplexity: nothing to measure (give --text, --good-of or --dev-of)");
-  if (!a.out.empty()) {
-    check_results_writable(a.out);
-    for (const std::string& t : a.texts) {
-      std::error_code ec;
-      BB_CHECK(!fs::equivalent(a.out, t, ec), "--out {}: is the --text input {} (it would be "
-               "overwritten; expected another file)", a.out, t);
-    }
+  if (!a.out.empty()) {  // fail before any scoring
+    std::vector<ReadPath> reads = {{"--model", a.model}};
+    for (const std::string& t : a.texts) reads.push_back({"--text", t});
+    for (const std::string& s : a.good_of) reads.push_back({"--good-of", s});
+    for (const std::string& r : a.dev_of) reads.push_back({"--dev-of", r});
+    check_results_writable(a.out, reads);
   }
   const bool causal = config_keys(kind).next_token_loss;
   const Method method = causal ? Method::causal : Method::pll;
@@ -124,8 +124,15 @@ ojson run_perplexity(const PerplexityArgs& a) {
     for (const MinimalPair& p : load_suites({suite}, {}).pairs) in.sentences.push_back(p.good);
     inputs.push_back(std::move(in));
   }
+  if (a.dev_of.size() > 1)  // every run's split is named "dev split", to compare across runs
+    usage_fail("perplexity: --dev-of given {} times; one dev split per file (its input is named "
+               "\"dev split\" in every run's file)", a.dev_of.size());
   for (const std::string& run : a.dev_of)
     inputs.push_back({"dev split of " + run, "dev split", dev_utterances(run)});
+  std::set<std::string> names;
+  for (const Input& in : inputs)
+    if (!names.insert(in.input).second)
+      usage_fail("perplexity: the input {} is given twice", in.source);
   ojson out{{"model", fs::absolute(a.model).string()},
             {"kind", config_keys(kind).model_type},
             {"measure", causal ? "perplexity" : "pseudo-perplexity"},

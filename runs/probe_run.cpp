@@ -116,7 +116,11 @@ ProbeSummary run_probe(const ProbeArgs& a) {
       a.reduction.empty() ? default_reduction(method) : parse_reduction(a.reduction);
   Scorer scorer(a.model, a.batch_tokens, device);  // first: a mistyped --model is named first
   scorer.set_precision(precision);
-  if (!a.out.empty()) check_results_writable(a.out);  // fail before any scoring
+  if (!a.out.empty()) {  // fail before any scoring
+    std::vector<ReadPath> reads = {{"--model", a.model}};
+    for (const fs::path& s : suite_paths(a)) reads.push_back({"--suite", s});
+    check_results_writable(a.out, reads);
+  }
   Suite suite = load_suites(
       suite_paths(a), {.order = a.order == "bad-first" ? PairOrder::bad_first : PairOrder::good_first,
                        .format = format,
@@ -125,6 +129,11 @@ ProbeSummary run_probe(const ProbeArgs& a) {
     for (const std::string& note : suite.notes) fmt::print(stderr, "babyberta: note: {}\n", note);
   if (a.pairs_per_paradigm > 0)
     std::erase_if(suite.pairs, [&](const MinimalPair& p) { return p.index >= a.pairs_per_paradigm; });
+  for (const MinimalPair& p : suite.pairs)  // a sentence too long names its file and line
+    for (const auto& [sentence, at] : {std::pair{&p.good, &p.good_at}, std::pair{&p.bad, &p.bad_at}})
+      check_sentence_to_score(
+          *sentence, at->empty() ? fmt::format("{} pair {}", p.paradigm, p.index + 1) : *at,
+          scorer.tokenizer(), scorer.config().max_tokens());
   std::vector<std::string> sentences;
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.good);
   for (const MinimalPair& p : suite.pairs) sentences.push_back(p.bad);

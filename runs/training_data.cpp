@@ -1,12 +1,14 @@
 #include "runs/training_data.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "common/error.h"
 #include "corpora/causal_batches.h"
@@ -14,10 +16,42 @@
 namespace bb {
 
 namespace fs = std::filesystem;
+namespace {
+
+// The tokenizer a run directory already holds (a resume, or a new start after one that failed)
+// stays the run's: flags that would train another one are a usage error, never silently ignored.
+void check_kept_tokenizer(const fs::path& out, const Tokenizer& tok, const TrainArgs& a) {
+  const nlohmann::json s = tok.settings();
+  std::vector<std::string> diff;
+  if (s.contains("vocab_size") && s["vocab_size"] != a.vocab_size)
+    diff.push_back(fmt::format("--vocab-size {} there, now {}", s["vocab_size"].dump(),
+                               a.vocab_size));
+  if (s.contains("model_type") && s["model_type"] != a.tokenizer_type)
+    diff.push_back(fmt::format("--tokenizer-type {} there, now {}",
+                               s["model_type"].is_string() ? s["model_type"].get<std::string>()
+                                                           : s["model_type"].dump(),
+                               a.tokenizer_type));
+  const nlohmann::json norm = s.value("normalization", nlohmann::json::object());
+  if (norm.contains("lowercase") && norm["lowercase"].is_boolean() &&
+      norm["lowercase"].get<bool>() == a.keep_case)
+    diff.push_back(fmt::format("--keep-case {} there, now {}", norm["lowercase"].get<bool>() ? "off" : "on",
+                               a.keep_case ? "on" : "off"));
+  if (!diff.empty())
+    usage_fail("{}: holds a tokenizer trained with other settings ({}); a run keeps its "
+               "tokenizer: give its original flags, or a new --out",
+               out.string(), fmt::join(diff, "; "));
+}
+
+}  // namespace
+
 Tokenizer tokenizer_for(const TrainArgs& a) {
   const fs::path out = a.out;
   if (!a.tokenizer.empty()) return Tokenizer::load(a.tokenizer);
-  if (fs::exists(out / "tokenizer.model")) return Tokenizer::load(out);
+  if (fs::exists(out / "tokenizer.model")) {
+    Tokenizer tok = Tokenizer::load(out);
+    check_kept_tokenizer(out, tok, a);
+    return tok;
+  }
   TokenizerTrainOptions opt{.model_type = a.tokenizer_type, .vocab_size = a.vocab_size,
                             .normalization = {.nfkc = true, .lowercase = !a.keep_case},
                             .threads = a.threads, .source = a.corpus};

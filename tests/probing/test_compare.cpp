@@ -266,6 +266,32 @@ TEST_CASE("compare: one seed per group has no seed-level test and says so") {
   CHECK(md.find("exploratory: 1 against 1 seeds") != std::string::npos);
 }
 
+TEST_CASE("compare: a result given twice (or copied) is refused, never counted as another seed") {
+  test::TempDir d("twice");
+  const auto files = write_groups(d.path, {60, 62, 64}, {70, 72, 74});
+  std::vector<fs::path> twice = files;
+  twice.push_back(files.back());
+  CHECK_THROWS_WITH(compare_runs(load_runs(twice), 200),
+                    doctest::Contains("are both seed 3 of 'ssa'"));
+  fs::create_directories(d.path / "copy");
+  fs::copy_file(files.back(), d.path / "copy" / "other-name.json");
+  std::vector<fs::path> copied = files;
+  copied.push_back(d.path / "copy" / "other-name.json");
+  CHECK_THROWS_WITH(compare_runs(load_runs(copied), 200),
+                    doctest::Contains("one result per run; was a file given twice or copied?"));
+}
+
+TEST_CASE("compare: where every seed's difference is the same, no detectable difference (never nan)") {
+  test::TempDir d("constant");
+  const Comparison c = compare_runs(load_runs(write_paired_groups(d.path, {60, 62, 64}, {70, 72, 74})), 200);
+  CHECK(std::isnan(c.overall_diff[1].mde));  // no spread between the seeds' differences
+  write_report(d.path / "report", c);
+  const std::string findings = read_file(d.path / "report" / "findings.md");
+  CHECK(findings.find("detectable — (every seed's difference the same)") != std::string::npos);
+  CHECK(findings.find("nan") == std::string::npos);
+  CHECK(read_file(d.path / "report" / "report.md").find("nan") == std::string::npos);
+}
+
 TEST_CASE("compare: methods are strata, never subtracted across; --baseline picks the label") {
   test::TempDir d("strata");
   std::vector<fs::path> files;

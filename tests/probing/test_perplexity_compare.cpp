@@ -93,13 +93,19 @@ TEST_CASE("a clear difference is called lower; seeds that do not pair give Welch
   CHECK(perplexity_report_md(two).find("exploratory (fewer than 3 seeds a side") != std::string::npos);
 }
 
-TEST_CASE("refusals: no baseline, a seed twice, other sentences under one name") {
+TEST_CASE("refusals: no baseline, a seed twice, a file without a seed, other sentences under one "
+          "name") {
   std::vector<PerplexityFile> f = study();
   CHECK_THROWS_WITH(compare_perplexities(f, "cosformer", PerplexityUnit::word),
                     doctest::Contains("no gpt2 file with attention cosformer (the --baseline)"));
   f.push_back(file("gpt2", "ssa", 2, 39, 930));
   CHECK_THROWS_WITH(compare_perplexities(f, "softmax", PerplexityUnit::word),
                     doctest::Contains("a second gpt2 ssa file of seed 2"));
+  f = study();
+  f[4].seed.reset();  // a checkpoint's perplexity (no run.json): no seed to pair it by
+  CHECK_THROWS_WITH(compare_perplexities(f, "softmax", PerplexityUnit::word),
+                    doctest::Contains("gpt2-ssa-2.json: no seed (measured on a model without its "
+                                      "run.json"));
   f = study();
   f[4] = file("gpt2", "ssa", 2, 39.5, 940, "other");
   CHECK_THROWS_WITH(compare_perplexities(f, "softmax", PerplexityUnit::word),
