@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <regex>
 #include <vector>
 
 namespace bb::cli {
@@ -74,6 +75,10 @@ std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& e) 
   }
   std::string msg = e.what();
   std::replace(msg.begin(), msg.end(), '\n', ' ');
+  // CLI11's "--steps: At Most 1 required but received 2": a flag given twice
+  static const std::regex twice(R"(^(-[-\w]+): At Most 1 required but received (\d+)$)");
+  if (std::smatch m; std::regex_match(msg, m, twice))
+    return fmt::format("{}: {} given {} times (give it once)", where, m[1].str(), m[2].str());
   return fmt::format("{}: {} (see {} --help)", where, msg, where);
 }
 

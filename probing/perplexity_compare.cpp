@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/json_read.h"
+#include "encoder/config_keys.h"
 
 namespace bb {
 
@@ -25,6 +26,7 @@ PerplexityFile read_perplexity_file(const std::filesystem::path& path) {
   PerplexityFile f;
   f.file = where;
   f.kind = json_string(j, "kind", where);
+  parse_text_kind(f.kind, where + ": \"kind\"");  // the kinds `perplexity` measures
   f.measure = json_string(j, "measure", where);
   f.attention = json_string(j, "attention", where);
   if (j.contains("seed")) f.seed = json_integer(j, "seed", where);

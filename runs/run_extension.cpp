@@ -16,17 +16,22 @@ namespace bb {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
+// Flag combinations that cannot extend a run: usage errors (exit 2), before any work.
 void check_extension(const TrainArgs& a) {
   if (a.extend_to == 0) return;
-  BB_CHECK(a.resume, "--extend-to continues an existing run: give it with --resume and the run's "
-           "original flags");
-  BB_CHECK(a.optim.schedule != Schedule::linear,
-           "{}: --extend-to: the linear schedule decays to 0 at --steps, so a longer run differs "
-           "from this one from the end of the warmup on and cannot be extended honestly; train "
-           "with --schedule wsd --decay-steps D (or --schedule constant) to extend runs",
-           a.out);
-  BB_CHECK(a.extend_to > a.steps, "--extend-to {} is not beyond --steps {} (give the run's "
-           "original --steps and the new total as --extend-to)", a.extend_to, a.steps);
+  if (!a.resume)
+    usage_fail("--extend-to continues an existing run: give it with --resume and the run's "
+               "original flags");
+  if (a.optim.schedule == Schedule::linear)
+    usage_fail("{}: --extend-to: the linear schedule decays to 0 at --steps, so a longer run "
+               "differs from this one from the end of the warmup on and cannot be extended "
+               "honestly; train with --schedule wsd --decay-steps D (or --schedule constant) to "
+               "extend runs",
+               a.out);
+  if (a.extend_to <= a.steps)
+    usage_fail("--extend-to {} is not beyond --steps {} (give the run's original --steps and the "
+               "new total as --extend-to)",
+               a.extend_to, a.steps);
 }
 
 namespace {

@@ -133,6 +133,10 @@ TEST_CASE("read_perplexity_file: perplexity --out's fields, checked by name") {
   bad = j;
   bad["inputs"][0]["perplexity_per_word"] = 0.5;
   CHECK_THROWS_WITH(read_perplexity_file(write(bad)), doctest::Contains("a perplexity below 1"));
+  bad = j;
+  bad["kind"] = "bert";  // a hand-edited file: not a kind `perplexity` measures
+  CHECK_THROWS_WITH(read_perplexity_file(write(bad)),
+                    doctest::Contains("p.json: \"kind\": unknown kind 'bert' (expected roberta or gpt2)"));
   CHECK_THROWS_WITH(read_perplexity_file(write(nlohmann::json{{"runs", 1}})),
                     doctest::Contains("not a perplexity file"));
   fs::remove_all(dir);

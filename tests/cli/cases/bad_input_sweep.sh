@@ -100,3 +100,7 @@ expect_exit2 "perplexity --text given twice" "perplexity: the input o-text.txt i
   "$BB" perplexity --model o-gpt2 --text o-text.txt --text o-text.txt
 expect_exit2 "perplexity --dev-of given twice" "perplexity: --dev-of given 2 times; one dev split per file" \
   "$BB" perplexity --model o-gpt2 --dev-of o-gpt2 --dev-of model
+
+# a flag given twice: said plainly, not in CLI11's words
+expect_exit2 "a flag given twice" "babyberta train: --steps given 2 times \(give it once\)$" \
+  "$BB" "${O[@]}" --out o-twice --steps 30

@@ -33,7 +33,7 @@ check "constant: 8 steps extended to 12 equal 12 steps" \
 
 # The linear schedule refuses, saying why and naming the alternative; so do wrong uses.
 "$BB" train "${X[@]}" --steps 8 --out lin8 >/dev/null 2>&1
-expect_fail "linear: --extend-to refused" \
+expect_exit2 "linear: --extend-to refused" \
   "the linear schedule decays to 0 at --steps.*--schedule wsd --decay-steps D \(or --schedule constant\)" \
   "$BB" train "${X[@]}" --steps 8 --out lin8 --resume --extend-to 16
 expect_fail "linear: --steps 16 on resume names the way to extend" \
@@ -41,9 +41,9 @@ expect_fail "linear: --steps 16 on resume names the way to extend" \
   "$BB" train "${X[@]}" --steps 16 --out lin8 --resume
 expect_fail "wsd: --steps 20 on resume points to --extend-to" "give the original --steps and --extend-to N" \
   "$BB" train "${X[@]}" --schedule wsd --decay-steps 4 --steps 30 --out wsd20 --resume
-expect_fail "--extend-to without --resume" "--extend-to continues an existing run: give it with --resume" \
+expect_exit2 "--extend-to without --resume" "--extend-to continues an existing run: give it with --resume" \
   "$BB" train "${X[@]}" --schedule constant --steps 8 --out fresh --extend-to 16
-expect_fail "--extend-to not beyond --steps" "--extend-to 8 is not beyond --steps 8" \
+expect_exit2 "--extend-to not beyond --steps" "--extend-to 8 is not beyond --steps 8" \
   "$BB" train "${X[@]}" --schedule constant --steps 8 --out const8 --resume --extend-to 8
 expect_fail "wsd without --decay-steps" "--schedule wsd needs --decay-steps" \
   "$BB" train "${X[@]}" --schedule wsd --steps 8 --out w
