@@ -106,6 +106,9 @@ ojson run_perplexity(const PerplexityArgs& a) {
   const ModelKind kind = require_model_kind(a.model, ModelCommand::perplexity).kind;
   if (a.texts.empty() && a.good_of.empty() && a.dev_of.empty())
     usage_fail("perplexity: nothing to measure (give --text, --good-of or --dev-of)");
+  if (a.dev_of.size() > 1)  // every run's split is named "dev split", to compare across runs
+    usage_fail("perplexity: --dev-of given {} times; one dev split per file (its input is named "
+               "\"dev split\" in every run's file)", a.dev_of.size());
   if (!a.out.empty()) {  // fail before any scoring
     std::vector<ReadPath> reads = {{"--model", a.model}};
     for (const std::string& t : a.texts) reads.push_back({"--text", t});
@@ -124,9 +127,6 @@ ojson run_perplexity(const PerplexityArgs& a) {
     for (const MinimalPair& p : load_suites({suite}, {}).pairs) in.sentences.push_back(p.good);
     inputs.push_back(std::move(in));
   }
-  if (a.dev_of.size() > 1)  // every run's split is named "dev split", to compare across runs
-    usage_fail("perplexity: --dev-of given {} times; one dev split per file (its input is named "
-               "\"dev split\" in every run's file)", a.dev_of.size());
   for (const std::string& run : a.dev_of)
     inputs.push_back({"dev split of " + run, "dev split", dev_utterances(run)});
   std::set<std::string> names;

@@ -19,23 +19,25 @@ namespace fs = std::filesystem;
 namespace {
 
 // The tokenizer a run directory already holds (a resume, or a new start after one that failed)
-// stays the run's: flags that would train another one are a usage error, never silently ignored.
-void check_kept_tokenizer(const fs::path& out, const Tokenizer& tok, const TrainArgs& a) {
+// stays the run's: options that would train another one (`opt`, from the flags) are a usage
+// error, never silently ignored. Compared with the settings Tokenizer::train recorded.
+void check_kept_tokenizer(const fs::path& out, const Tokenizer& tok,
+                          const TokenizerTrainOptions& opt) {
   const nlohmann::json s = tok.settings();
   std::vector<std::string> diff;
-  if (s.contains("vocab_size") && s["vocab_size"] != a.vocab_size)
+  if (s.contains("vocab_size") && s["vocab_size"] != opt.vocab_size)
     diff.push_back(fmt::format("--vocab-size {} there, now {}", s["vocab_size"].dump(),
-                               a.vocab_size));
-  if (s.contains("model_type") && s["model_type"] != a.tokenizer_type)
+                               opt.vocab_size));
+  if (s.contains("model_type") && s["model_type"] != opt.model_type)
     diff.push_back(fmt::format("--tokenizer-type {} there, now {}",
                                s["model_type"].is_string() ? s["model_type"].get<std::string>()
                                                            : s["model_type"].dump(),
-                               a.tokenizer_type));
-  const nlohmann::json norm = s.value("normalization", nlohmann::json::object());
-  if (norm.contains("lowercase") && norm["lowercase"].is_boolean() &&
-      norm["lowercase"].get<bool>() == a.keep_case)
-    diff.push_back(fmt::format("--keep-case {} there, now {}", norm["lowercase"].get<bool>() ? "off" : "on",
-                               a.keep_case ? "on" : "off"));
+                               opt.model_type));
+  const nlohmann::json was = s.value("normalization", nlohmann::json::object());
+  const bool lowercase = opt.normalization.lowercase;
+  if (was.contains("lowercase") && was["lowercase"] != lowercase)
+    diff.push_back(fmt::format("--keep-case {} there, now {}", lowercase ? "on" : "off",
+                               lowercase ? "off" : "on"));
   if (!diff.empty())
     usage_fail("{}: holds a tokenizer trained with other settings ({}); a run keeps its "
                "tokenizer: give its original flags, or a new --out",
@@ -47,14 +49,14 @@ void check_kept_tokenizer(const fs::path& out, const Tokenizer& tok, const Train
 Tokenizer tokenizer_for(const TrainArgs& a) {
   const fs::path out = a.out;
   if (!a.tokenizer.empty()) return Tokenizer::load(a.tokenizer);
+  const TokenizerTrainOptions opt{.model_type = a.tokenizer_type, .vocab_size = a.vocab_size,
+                                  .normalization = {.nfkc = true, .lowercase = !a.keep_case},
+                                  .threads = a.threads, .source = a.corpus};
   if (fs::exists(out / "tokenizer.model")) {
     Tokenizer tok = Tokenizer::load(out);
-    check_kept_tokenizer(out, tok, a);
+    check_kept_tokenizer(out, tok, opt);
     return tok;
   }
-  TokenizerTrainOptions opt{.model_type = a.tokenizer_type, .vocab_size = a.vocab_size,
-                            .normalization = {.nfkc = true, .lowercase = !a.keep_case},
-                            .threads = a.threads, .source = a.corpus};
   CorpusStats stats;
   const auto lines = read_corpus_lines(a.corpus, {.min_words = 1, .strict = a.strict},
                                        Normalizer(opt.normalization), stats);
