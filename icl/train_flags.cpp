@@ -17,14 +17,13 @@ using nlohmann::json;
 
 namespace {
 
-constexpr auto math = FlagRole::math, model = FlagRole::model, resumable = FlagRole::resumable,
-               input = FlagRole::input;
+using namespace flag_roles;
 constexpr int64_t kMaxSteps = int64_t(1) << 40;
 
 // The member a row sets: BB_FIELD(s.lr).
 #define BB_FIELD(member) [](TrainArgs& a) -> FlagField { return &a.member; }
 
-std::vector<TrainFlag> make_table() {
+std::vector<TrainFlag> make_icl_train_table() {
   std::vector<TrainFlag> t = {
       {.flag = "--task", .help = "every, some, mixed, linear or linear-regression", .role = math,
        .field = BB_FIELD(task), .check = [] { return one_of("task", task_names()); },
@@ -115,7 +114,7 @@ std::vector<TrainFlag> make_table() {
 }  // namespace
 
 const std::vector<TrainFlag>& train_flags() {
-  static const std::vector<TrainFlag> table = make_table();
+  static const std::vector<TrainFlag> table = make_icl_train_table();
   return table;
 }
 

@@ -199,16 +199,13 @@ void Scorer::add_replicas(int n) {
   }
 }
 
-namespace {
-// Where a scored row's log-prob goes: the sentence and the index in its logprobs.
-struct Slot {
-  int sentence, index;
-};
-}  // namespace
-
 // Sequences (a sentence, or one masked copy per token for pll) packed into batches of at most
 // batch_tokens_ tokens. Labels are kept apart from the batch, so forward() skips its loss.
 struct ScoringBatches {
+  // Where a scored row's log-prob goes: the sentence and the index in its logprobs.
+  struct Slot {
+    int sentence, index;
+  };
   std::vector<Batch> batches;
   std::vector<std::vector<int32_t>> labels;  // per batch, per scored row: the target id
   std::vector<std::vector<Slot>> slots;      // per batch, per scored row
@@ -264,7 +261,7 @@ ScoringBatches Scorer::pack(const std::vector<std::vector<int32_t>>& all, Method
     ++p.sequences;
     return b;
   };
-  auto score_row = [&](Batch& b, int off, int t, int32_t target, Slot slot) {
+  auto score_row = [&](Batch& b, int off, int t, int32_t target, ScoringBatches::Slot slot) {
     b.rows.push_back(off + t);
     p.labels.back().push_back(target);
     p.slots.back().push_back(slot);

@@ -12,7 +12,7 @@ namespace bb {
 
 namespace {
 
-constexpr auto input = FlagRole::input, math = FlagRole::math, resumable = FlagRole::resumable;
+using namespace flag_roles;
 
 #define BB_FIELD(member) [](IclExperimentArgs& a) -> FlagField { return &a.member; }
 
@@ -27,7 +27,7 @@ IclExperimentFlag from_icl_train(const std::string& flag) {
           .check = row->check};
 }
 
-std::vector<IclExperimentFlag> make_table() {
+std::vector<IclExperimentFlag> make_icl_experiment_table() {
   return {
       {.flag = flag_name::out, .help = "Experiment directory", .role = input,
        .field = BB_FIELD(out), .required = true},
@@ -73,7 +73,7 @@ std::vector<IclExperimentFlag> make_table() {
 }  // namespace
 
 const std::vector<IclExperimentFlag>& icl_experiment_flags() {
-  static const std::vector<IclExperimentFlag> table = make_table();
+  static const std::vector<IclExperimentFlag> table = make_icl_experiment_table();
   return table;
 }
 

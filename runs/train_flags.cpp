@@ -17,7 +17,7 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-constexpr auto math = FlagRole::math, resumable = FlagRole::resumable, input = FlagRole::input;
+using namespace flag_roles;
 using R = const Recipe&;
 
 bool masked_lm(const TrainArgs& a) { return a.kind == "roberta"; }
@@ -25,7 +25,7 @@ bool masked_lm(const TrainArgs& a) { return a.kind == "roberta"; }
 // The member a row sets: BB_FIELD(optim.lr).
 #define BB_FIELD(member) [](TrainArgs& a) -> FlagField { return &a.member; }
 
-std::vector<TrainFlag> make_table() {
+std::vector<TrainFlag> make_train_table() {
   std::vector<TrainFlag> t = {
       {.flag = flag_name::corpus, .help = "Training corpus, one utterance per line", .role = input,
        .field = BB_FIELD(corpus), .required = true},
@@ -200,7 +200,7 @@ std::vector<TrainFlag> make_table() {
 }  // namespace
 
 const std::vector<TrainFlag>& train_flags() {
-  static const std::vector<TrainFlag> table = make_table();
+  static const std::vector<TrainFlag> table = make_train_table();
   return table;
 }
 

@@ -32,6 +32,12 @@ enum class FlagRole {
               // content)
 };
 
+// The roles by their short names, for the rows of a flag table (`using namespace flag_roles;`).
+namespace flag_roles {
+inline constexpr FlagRole math = FlagRole::math, model = FlagRole::model,
+                          resumable = FlagRole::resumable, input = FlagRole::input;
+}  // namespace flag_roles
+
 // A pointer to the member a flag sets.
 using FlagField = std::variant<int*, int64_t*, uint64_t*, double*, bool*, std::string*>;
 

@@ -18,6 +18,7 @@ expect_fail() {
   local name="$1" regex="$2"; shift 2
   local err rc line
   err="$(cd "$WORK" && timeout "${CLI_TEST_TIMEOUT:-60}" "$@" 2>&1 >/dev/null)"; rc=$?
+  LAST_RC=$rc
   line="$(printf '%s\n' "$err" | grep -v '^[[:space:]]*$' | tail -n 1)"
   if [ "$rc" -eq 0 ]; then
     _case_failed "$name" "exit 0 (expected an error matching /$regex/)"
@@ -36,11 +37,12 @@ expect_fail() {
 
 # expect_exit2 NAME REGEX CMD...: as expect_fail, and the exit status is 2 (a usage error: a bad
 # flag, a request the model or machine cannot serve, flags that contradict the run directory).
+# The command runs once: expect_fail leaves its exit status in LAST_RC.
 expect_exit2() {
   local name="$1"; shift
   expect_fail "$name" "$@"
-  (cd "$WORK" && timeout "${CLI_TEST_TIMEOUT:-60}" "${@:2}" </dev/null >/dev/null 2>&1); local rc=$?
-  if [ "$rc" -eq 2 ]; then _case_passed "$name: exit 2"; else _case_failed "$name: exit 2" "exit $rc"; fi
+  if [ "$LAST_RC" -eq 2 ]; then _case_passed "$name: exit 2"
+  else _case_failed "$name: exit 2" "exit $LAST_RC"; fi
 }
 
 # expect_ok NAME CMD...: CMD exits 0.
@@ -99,9 +101,11 @@ cases=()
 for f in "$@"; do cases+=("$(realpath "$f")"); done
 cd "$WORK" || exit 1  # cases run in the scratch directory
 for f in "${cases[@]}"; do
-  echo "== $(basename "$f")"
+  _file_name="$(basename "$f")" _file_started=$SECONDS  # (cases may reuse the name f)
+  echo "== $_file_name"
   # shellcheck source=/dev/null
   source "$f"
+  echo "   ($_file_name: $((SECONDS - _file_started)) s)"
 done
 echo
 [ "$FAILED" -eq 0 ] || printf 'failed: %s\n' "${FAILURES[@]}"
