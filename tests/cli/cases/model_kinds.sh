@@ -9,32 +9,23 @@ mkdir -p mk-gpt2 && printf '{"model_type": "gpt2", "n_layer": 2}\n' > mk-gpt2/co
 mkdir -p mk-odd && printf '{"model_type": "t5"}\n' > mk-odd/config.json
 printf 'the dog .\n' > mk-sentences.txt
 
-# expect_kind NAME REGEX CMD...: exit 2 and the message.
-expect_kind() {
-  local name="$1" regex="$2"; shift 2
-  expect_fail "$name" "$regex" "$@"
-  local rc
-  (cd "$WORK" && timeout 60 "$@" </dev/null >/dev/null 2>&1); rc=$?
-  if [ "$rc" -eq 2 ]; then _case_passed "$name: exit 2"; else _case_failed "$name: exit 2" "exit $rc"; fi
-}
-
 ICL_MSG="is an icl-gpt2 model \(the in-context-learning GPT-2 of .icl train.\); "
-expect_kind "probe on an ICL model" "^babyberta: error: probe: mk-icl ${ICL_MSG}probe takes roberta or gpt2 models$" \
+expect_exit2 "probe on an ICL model" "^babyberta: error: probe: mk-icl ${ICL_MSG}probe takes roberta or gpt2 models$" \
   "$BB" probe --model mk-icl --suite suite --out mk.json
-expect_kind "score on an ICL model" "score: mk-icl ${ICL_MSG}score takes roberta or gpt2 models$" \
+expect_exit2 "score on an ICL model" "score: mk-icl ${ICL_MSG}score takes roberta or gpt2 models$" \
   bash -c "'$BB' score --model mk-icl < mk-sentences.txt"
-expect_kind "encode on an ICL model" "encode: mk-icl ${ICL_MSG}encode takes roberta or gpt2 models$" \
+expect_exit2 "encode on an ICL model" "encode: mk-icl ${ICL_MSG}encode takes roberta or gpt2 models$" \
   bash -c "'$BB' encode --model mk-icl < mk-sentences.txt"
-expect_kind "export of an ICL model" "export: mk-icl ${ICL_MSG}export takes roberta or gpt2 models$" \
+expect_exit2 "export of an ICL model" "export: mk-icl ${ICL_MSG}export takes roberta or gpt2 models$" \
   "$BB" export --model mk-icl --out mk-hf
 check "export of an ICL model: nothing written" test ! -e "$WORK/mk-hf"
-expect_kind "icl eval on a roberta model" \
+expect_exit2 "icl eval on a roberta model" \
   "icl eval: model is a roberta model \(BabyBERTa's RoBERTa masked LM\); icl eval takes icl-gpt2 models$" \
   "$BB" icl eval --model model --out mk-eval
 GPT2_MSG="is a gpt2 model \(a GPT-2-style causal LM\); "
-expect_kind "icl eval on a gpt2 model" "icl eval: mk-gpt2 ${GPT2_MSG}icl eval takes icl-gpt2 models$" \
+expect_exit2 "icl eval on a gpt2 model" "icl eval: mk-gpt2 ${GPT2_MSG}icl eval takes icl-gpt2 models$" \
   "$BB" icl eval --model mk-gpt2 --out mk-eval2
-expect_kind "saturation of a roberta and an ICL model together" \
+expect_exit2 "saturation of a roberta and an ICL model together" \
   "saturation: mk-icl is an icl-gpt2 model and model a roberta model; give models of one kind$" \
   "$BB" saturation --model model --model mk-icl --suite suite --out mk-sat2
 expect_fail "a model_type no kind has (exit 1, the known ones listed)" \
